@@ -1,0 +1,56 @@
+//! The command line: one file per subcommand.
+use clap::{Parser, Subcommand};
+
+pub mod calibrate;
+pub mod record;
+pub mod synth;
+
+/// touchmove: reads an occupancy-sensing chessboard and keeps an arbiter-grade game record.
+#[derive(Debug, Parser)]
+#[command(name = "touchmove", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write, read and check PGN.
+    Pgn(NotYet),
+    /// Run a sensor trace through the session in virtual time.
+    Replay(NotYet),
+    /// Run the daemon on a board (not available yet).
+    Run(NotYet),
+    /// Record raw scans from a board backend into a trace.
+    Record(record::RecordArgs),
+    /// Calibrate a Hall-sensor board.
+    Calibrate(calibrate::CalibrateArgs),
+    /// Serve a hall of boards through MQTT (not available yet).
+    Hall(NotYet),
+    /// Turn PGN games into raw sensor traces with a model of human hands.
+    Synth(synth::SynthArgs),
+}
+
+/// Arguments of a subcommand that is not built yet: accepted and ignored.
+#[derive(Debug, clap::Args)]
+pub struct NotYet {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub rest: Vec<String>,
+}
+
+fn not_yet(name: &str) -> anyhow::Result<()> {
+    anyhow::bail!("`touchmove {name}` is not available yet in this version")
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Pgn(_) => not_yet("pgn"),
+        Command::Replay(_) => not_yet("replay"),
+        Command::Run(_) => not_yet("run"),
+        Command::Record(args) => record::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
+        Command::Hall(_) => not_yet("hall"),
+        Command::Synth(args) => synth::run(args),
+    }
+}

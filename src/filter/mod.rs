@@ -1,0 +1,24 @@
+//! From raw scans to settled per-square changes: debounce, and for Hall
+//! boards per-square thresholds with hysteresis from a calibration profile.
+use shakmaty::{Color, Square};
+
+use crate::Millis;
+
+/// What happened on one square, once it has held for the stable window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// The square became empty.
+    Lifted,
+    /// A piece now stands on the square; its colour where the board can tell.
+    Placed(Option<Color>),
+}
+
+/// A settled change of one square. `t` is when the change was *concluded*
+/// (the stable window after the raw change), `since` when it was first seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettledChange {
+    pub t: Millis,
+    pub since: Millis,
+    pub square: Square,
+    pub change: Change,
+}
