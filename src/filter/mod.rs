@@ -22,3 +22,10 @@ pub struct SettledChange {
     pub square: Square,
     pub change: Change,
 }
+
+/// Turns one raw analog scan of a Hall board into what stands where.
+/// Implemented by the calibrated per-square thresholds (with hysteresis, so
+/// the classifier keeps state between scans).
+pub trait Classify {
+    fn classify(&mut self, values: &[i32; 64]) -> crate::sensors::Snapshot;
+}
