@@ -461,6 +461,24 @@ fn the_next_period_adds_its_time_to_the_time_saved() {
 }
 
 #[test]
+fn a_last_period_with_a_move_count_repeats() {
+    let mut c = clock("2/10,1/5");
+    c.start(0).unwrap();
+    let mut t = 0;
+    let mut entered = Vec::new();
+    for _ in 0..4 {
+        t += MIN;
+        entered.push(press(&mut c, t, Color::White).entered_period);
+        t += SEC;
+        press(&mut c, t, Color::Black);
+    }
+    assert_eq!(entered, [None, Some(1), Some(2), Some(3)]);
+    // 10 min, then 5 min at each of moves 2, 3 and 4; 4 min used.
+    assert_eq!(c.state(t).white_ms, 21 * MIN);
+    assert!(!c.is_last_period(Color::White));
+}
+
+#[test]
 fn increments_from_move_1_are_carried_with_the_saved_time() {
     let mut c = clock("40/90,30+30");
     c.start(0).unwrap();

@@ -13,7 +13,9 @@
 //! (it is [`ClockState::delay_left_ms`]), so the time shown does not decrease
 //! while the delay runs. With a Bronstein delay the time decreases from the
 //! start of the turn and the time used, at most the delay, is given back at
-//! the press.
+//! the press. The unused delay is never saved: at the end of a period only
+//! the main time left is carried into the next (the "except in the time delay
+//! mode" of 6.2b).
 //!
 //! # Flags
 //!
