@@ -6,7 +6,7 @@
 //!   from and written to the PGN `TimeControl` tag and a short human form.
 //! - [`chess_clock`]: [`Clock`], started, pressed, paused, adjusted and
 //!   advanced in time; it reports flag falls, the rules decide what they mean.
-//! - [`format`]: `[%clk]` and `[%emt]` times.
+//! - [`format`](mod@format): `[%clk]` and `[%emt]` times.
 //!
 //! Article numbers are those of the FIDE Laws of 2005 unless said otherwise.
 pub mod chess_clock;
