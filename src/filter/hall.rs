@@ -483,8 +483,8 @@ pub fn fit(
         let mut ok = true;
         for (name, piece) in [("white", m.white), ("black", m.black)] {
             let mg = margin(m.empty, piece);
-            // Written with a negated comparison so that NaN is refused too.
-            if !(mg >= min_margin) {
+            // A NaN margin (unmeasurable levels) is refused too.
+            if mg.is_nan() || mg < min_margin {
                 refuse(square, format!("{name} level within {mg:.1}σ of empty"));
                 ok = false;
             }

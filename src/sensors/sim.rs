@@ -220,7 +220,7 @@ impl HallModel {
 enum Output {
     Occupancy,
     Analog {
-        model: HallModel,
+        model: Box<HallModel>,
         rng: Xoshiro256PlusPlus,
     },
 }
@@ -414,7 +414,7 @@ impl SimBoard {
     /// drawn from `seed`.
     pub fn with_hall(mut self, model: HallModel, seed: u64) -> SimBoard {
         self.output = Output::Analog {
-            model,
+            model: Box::new(model),
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
         };
         self.seed = Some(seed);
