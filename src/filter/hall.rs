@@ -454,8 +454,8 @@ impl fmt::Display for ThinMargins {
 /// - The hysteresis band keeps both means at least `(m + min_margin)/2 ≥
 ///   min_margin` standard deviations from its nearer edge: half-width
 ///   `(m − min_margin)/2 · min(σe, σp)`, but at most an eighth of `|p − e|`,
-///   so that a piece whose magnet is up to a third weaker than the one
-///   measured still passes the band.
+///   so that (with equal σ) a piece whose magnet is up to a third weaker
+///   than the one measured still passes the band.
 /// - Polarity: when white and black lie on opposite sides of empty on most
 ///   squares, colour is told by polarity and squares where they do not are
 ///   refused; otherwise the board reports occupancy, with one threshold

@@ -299,7 +299,8 @@ impl SimBoard {
         })
     }
 
-    /// A board on which `snapshot` stands still. Occupancy output.
+    /// A board on which `snapshot` stands still (a square given both colours
+    /// holds the black piece). Occupancy output.
     pub fn standing(snapshot: Snapshot) -> SimBoard {
         let both = snapshot.white & snapshot.black;
         let snapshot = Snapshot {
