@@ -1,5 +1,7 @@
 //! From raw scans to settled per-square changes: debounce, and for Hall
 //! boards per-square thresholds with hysteresis from a calibration profile.
+pub mod hall;
+
 use shakmaty::{Color, Square};
 
 use crate::Millis;
@@ -28,4 +30,10 @@ pub struct SettledChange {
 /// the classifier keeps state between scans).
 pub trait Classify {
     fn classify(&mut self, values: &[i32; 64]) -> crate::sensors::Snapshot;
+
+    /// Whether the snapshots tell white from black. When not, every occupied
+    /// square is reported in `Snapshot::white`.
+    fn tells_colour(&self) -> bool {
+        true
+    }
 }
