@@ -1,5 +1,12 @@
-//! Trace format v1 (`../shared/spec/trace-format.md`): records and writer.
+//! Trace format v1 (`../shared/spec/trace-format.md`): records, writer and reader.
+//!
+//! The writer is [`Trace`]'s `Display`; the reader is [`parse`] (a whole text),
+//! [`read`] (a file) or [`TraceReader`] (streaming, one line at a time).
+//! Every malformed line is an error naming the file, the line and what was
+//! expected ([`TraceError`]); the reader never panics on bad input.
 use std::fmt;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
 
 use shakmaty::{Bitboard, Color, Role};
 
@@ -81,4 +88,446 @@ impl fmt::Display for Trace {
         }
         Ok(())
     }
+}
+
+/// Why a trace could not be read: the file could not be read at all, or one
+/// of its lines is malformed. Displays as `file:line: what was expected`.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The file could not be opened or read.
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: io::Error,
+    },
+    /// A line does not follow the trace format.
+    #[error("{file}:{line}: {problem}")]
+    Malformed {
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        problem: LineError,
+    },
+}
+
+impl TraceError {
+    /// What is wrong with the line, when a line is at fault.
+    pub fn problem(&self) -> Option<&LineError> {
+        match self {
+            TraceError::Io { .. } => None,
+            TraceError::Malformed { problem, .. } => Some(problem),
+        }
+    }
+
+    /// The 1-based number of the malformed line, when a line is at fault.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            TraceError::Io { .. } => None,
+            TraceError::Malformed { line, .. } => Some(*line),
+        }
+    }
+}
+
+/// The two kinds of sensor scan a trace can hold (never both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanKind {
+    Occupancy,
+    Hall,
+}
+
+impl fmt::Display for ScanKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ScanKind::Occupancy => "occupancy",
+            ScanKind::Hall => "hall",
+        })
+    }
+}
+
+/// What is wrong with one line of a trace.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("expected UTF-8 text")]
+    NotUtf8,
+    #[error("expected a time in milliseconds (a non-negative integer), found {0:?}")]
+    BadTime(String),
+    #[error("expected a time of at most {max} milliseconds, found {0:?}", max = Millis::MAX)]
+    TimeTooLarge(String),
+    #[error("expected a time of at least {previous} (times never decrease), found {found}")]
+    TimeDecreases { previous: Millis, found: Millis },
+    #[error(
+        "expected an occupancy (16 hexadecimal digits) or a record kind (clock, promote, hall) after the time"
+    )]
+    MissingRecord,
+    #[error("expected 16 hexadecimal digits, found {count} ({text:?})")]
+    HexDigitCount { count: usize, text: String },
+    #[error("expected 16 hexadecimal digits, found {ch:?} in {text:?}")]
+    NotHex { ch: char, text: String },
+    #[error(
+        "expected an occupancy (16 hexadecimal digits) or a record kind (clock, promote, hall), found {0:?}"
+    )]
+    UnknownKind(String),
+    #[error("expected `clock white` or `clock black`, found {0:?}")]
+    BadClock(String),
+    #[error("expected `promote` and one of q, r, b, n, found {0:?}")]
+    BadPromotion(String),
+    #[error("expected 64 comma-separated signed integers after `hall`, found {0}")]
+    HallCount(usize),
+    #[error("expected a signed 32-bit integer as hall value {index}, found {text:?}")]
+    HallValue { index: usize, text: String },
+    #[error("expected the end of the line after the record, found {0:?}")]
+    Trailing(String),
+    #[error("expected a record: header lines (`#!`) come before the first record")]
+    LateHeader,
+    #[error("expected a header line `#! <key>: <value>`, found {0:?}")]
+    BadHeader(String),
+    #[error("expected a header key start-fen, profile or board, found {0:?}")]
+    UnknownHeader(String),
+    #[error("expected header `{0}` only once")]
+    DuplicateHeader(&'static str),
+    #[error("expected a value after header `{0}:`")]
+    EmptyHeader(&'static str),
+    #[error("expected a FEN or X-FEN after `start-fen:`, found {text:?} ({reason})")]
+    BadFen { text: String, reason: String },
+    #[error(
+        "expected {first} scans only, as on line {first_line} (a trace holds either occupancy or hall scans, not both), found a {found} scan"
+    )]
+    MixedScans {
+        first: ScanKind,
+        first_line: usize,
+        found: ScanKind,
+    },
+}
+
+/// Parses a whole trace held in memory. `file_name` is used in error messages.
+pub fn parse(text: &str, file_name: &str) -> Result<Trace, TraceError> {
+    TraceReader::new(text.as_bytes(), file_name)?.into_trace()
+}
+
+/// Reads a whole trace file.
+pub fn read(path: &Path) -> Result<Trace, TraceError> {
+    TraceReader::open(path)?.into_trace()
+}
+
+/// Streams a trace: the header is read by [`TraceReader::new`], then the
+/// records come one at a time from the iterator. After the first error the
+/// iterator ends.
+pub struct TraceReader<R> {
+    input: R,
+    file: String,
+    parser: LineParser,
+    line_no: usize,
+    buf: Vec<u8>,
+    /// The first record, read while looking for the end of the header.
+    first: Option<TimedRecord>,
+    done: bool,
+}
+
+impl TraceReader<BufReader<std::fs::File>> {
+    /// Opens a trace file and reads its header.
+    pub fn open(path: &Path) -> Result<Self, TraceError> {
+        let file = path.display().to_string();
+        let f = std::fs::File::open(path).map_err(|source| TraceError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        TraceReader::new(BufReader::new(f), &file)
+    }
+}
+
+impl<R: BufRead> TraceReader<R> {
+    /// Reads the header (every line up to the first record). `file_name` is
+    /// used in error messages.
+    pub fn new(input: R, file_name: &str) -> Result<Self, TraceError> {
+        let mut reader = TraceReader {
+            input,
+            file: file_name.to_owned(),
+            parser: LineParser::default(),
+            line_no: 0,
+            buf: Vec::new(),
+            first: None,
+            done: false,
+        };
+        reader.first = reader.next_record()?;
+        reader.done = reader.first.is_none();
+        Ok(reader)
+    }
+
+    /// The trace's header lines.
+    pub fn header(&self) -> &Header {
+        &self.parser.header
+    }
+
+    /// Reads every remaining record.
+    pub fn into_trace(self) -> Result<Trace, TraceError> {
+        let header = self.parser.header.clone();
+        let records = self.collect::<Result<Vec<_>, _>>()?;
+        Ok(Trace { header, records })
+    }
+
+    fn next_record(&mut self) -> Result<Option<TimedRecord>, TraceError> {
+        loop {
+            self.buf.clear();
+            let n = self
+                .input
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|source| TraceError::Io {
+                    file: self.file.clone(),
+                    source,
+                })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            let line_no = self.line_no;
+            let result = match std::str::from_utf8(&self.buf) {
+                Ok(text) => self.parser.line(line_no, text),
+                Err(_) => Err(LineError::NotUtf8),
+            };
+            match result {
+                Ok(Some(record)) => return Ok(Some(record)),
+                Ok(None) => continue,
+                Err(problem) => {
+                    return Err(TraceError::Malformed {
+                        file: self.file.clone(),
+                        line: line_no,
+                        problem,
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<R> {
+    type Item = Result<TimedRecord, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(first) = self.first.take() {
+            return Some(Ok(first));
+        }
+        if self.done {
+            return None;
+        }
+        match self.next_record() {
+            Ok(Some(record)) => Some(Ok(record)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// The state carried from line to line: the header so far, the last time
+/// and which kind of scan the trace holds.
+#[derive(Debug, Default)]
+struct LineParser {
+    header: Header,
+    seen_record: bool,
+    last_t: Millis,
+    scans: Option<(ScanKind, usize)>,
+}
+
+impl LineParser {
+    /// One line (with or without its line ending): a record, or nothing for
+    /// blank lines, comments and headers.
+    fn line(&mut self, line_no: usize, text: &str) -> Result<Option<TimedRecord>, LineError> {
+        let text = if line_no == 1 {
+            text.strip_prefix('\u{feff}').unwrap_or(text)
+        } else {
+            text
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        if let Some(header) = text.strip_prefix("#!") {
+            if self.seen_record {
+                return Err(LineError::LateHeader);
+            }
+            self.header_line(text, header)?;
+            return Ok(None);
+        }
+        if text.starts_with('#') {
+            return Ok(None);
+        }
+        let record = self.record(line_no, text)?;
+        self.seen_record = true;
+        Ok(Some(record))
+    }
+
+    fn header_line(&mut self, line: &str, rest: &str) -> Result<(), LineError> {
+        let Some((key, value)) = rest.split_once(':') else {
+            return Err(LineError::BadHeader(line.to_owned()));
+        };
+        let (name, slot) = match key.trim() {
+            "start-fen" => ("start-fen", &mut self.header.start_fen),
+            "profile" => ("profile", &mut self.header.profile),
+            "board" => ("board", &mut self.header.board),
+            other => return Err(LineError::UnknownHeader(other.to_owned())),
+        };
+        let value = value.trim();
+        if value.is_empty() {
+            return Err(LineError::EmptyHeader(name));
+        }
+        if slot.is_some() {
+            return Err(LineError::DuplicateHeader(name));
+        }
+        if name == "start-fen"
+            && let Err(e) = value.parse::<shakmaty::fen::Fen>()
+        {
+            return Err(LineError::BadFen {
+                text: value.to_owned(),
+                reason: e.to_string(),
+            });
+        }
+        *slot = Some(value.to_owned());
+        Ok(())
+    }
+
+    fn record(&mut self, line_no: usize, text: &str) -> Result<TimedRecord, LineError> {
+        let (time, rest) = split_token(text);
+        let t = parse_time(time)?;
+        if t < self.last_t {
+            return Err(LineError::TimeDecreases {
+                previous: self.last_t,
+                found: t,
+            });
+        }
+        let (kind, args) = split_token(rest);
+        let record = match kind {
+            "" => return Err(LineError::MissingRecord),
+            "clock" => {
+                let (side, trailing) = split_token(args);
+                let color = match side {
+                    "white" => Color::White,
+                    "black" => Color::Black,
+                    _ => return Err(LineError::BadClock(args.to_owned())),
+                };
+                no_trailing(trailing)?;
+                Record::Clock(color)
+            }
+            "promote" => {
+                let (choice, trailing) = split_token(args);
+                let role = match choice {
+                    "q" => Role::Queen,
+                    "r" => Role::Rook,
+                    "b" => Role::Bishop,
+                    "n" => Role::Knight,
+                    _ => return Err(LineError::BadPromotion(args.to_owned())),
+                };
+                no_trailing(trailing)?;
+                Record::Promote(role)
+            }
+            "hall" => {
+                self.scan_kind(line_no, ScanKind::Hall)?;
+                Record::Hall(parse_hall(args)?)
+            }
+            occ if looks_like_occupancy(occ) => {
+                let bb = parse_occupancy(occ)?;
+                no_trailing(args)?;
+                self.scan_kind(line_no, ScanKind::Occupancy)?;
+                Record::Occupancy(bb)
+            }
+            other => return Err(LineError::UnknownKind(other.to_owned())),
+        };
+        self.last_t = t;
+        Ok(TimedRecord { t, record })
+    }
+
+    fn scan_kind(&mut self, line_no: usize, found: ScanKind) -> Result<(), LineError> {
+        match self.scans {
+            None => {
+                self.scans = Some((found, line_no));
+                Ok(())
+            }
+            Some((first, _)) if first == found => Ok(()),
+            Some((first, first_line)) => Err(LineError::MixedScans {
+                first,
+                first_line,
+                found,
+            }),
+        }
+    }
+}
+
+/// The first whitespace-separated token and the rest (trimmed).
+fn split_token(text: &str) -> (&str, &str) {
+    let text = text.trim_start();
+    match text.find(char::is_whitespace) {
+        Some(i) => (&text[..i], text[i..].trim_start()),
+        None => (text, ""),
+    }
+}
+
+fn no_trailing(rest: &str) -> Result<(), LineError> {
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        Err(LineError::Trailing(rest.to_owned()))
+    }
+}
+
+fn parse_time(token: &str) -> Result<Millis, LineError> {
+    if token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(LineError::BadTime(token.to_owned()));
+    }
+    token
+        .parse()
+        .map_err(|_| LineError::TimeTooLarge(token.to_owned()))
+}
+
+/// Whether a token is meant as an occupancy: all hexadecimal, 16 characters
+/// long, or starting with a digit. Anything else is taken as a record kind.
+fn looks_like_occupancy(token: &str) -> bool {
+    token.bytes().all(|b| b.is_ascii_hexdigit())
+        || token.chars().count() == 16
+        || token.starts_with(|c: char| c.is_ascii_digit())
+}
+
+fn parse_occupancy(token: &str) -> Result<Bitboard, LineError> {
+    if let Some(ch) = token.chars().find(|c| !c.is_ascii_hexdigit()) {
+        return Err(LineError::NotHex {
+            ch,
+            text: token.to_owned(),
+        });
+    }
+    if token.len() != 16 {
+        return Err(LineError::HexDigitCount {
+            count: token.len(),
+            text: token.to_owned(),
+        });
+    }
+    u64::from_str_radix(token, 16)
+        .map(Bitboard)
+        .map_err(|_| LineError::HexDigitCount {
+            count: token.len(),
+            text: token.to_owned(),
+        })
+}
+
+fn parse_hall(args: &str) -> Result<Box<[i32; 64]>, LineError> {
+    let count = if args.is_empty() {
+        0
+    } else {
+        args.split(',').count()
+    };
+    if count != 64 {
+        return Err(LineError::HallCount(count));
+    }
+    let mut values = Box::new([0i32; 64]);
+    for (index, (slot, text)) in values.iter_mut().zip(args.split(',')).enumerate() {
+        let text = text.trim();
+        *slot = text.parse().map_err(|_| LineError::HallValue {
+            index,
+            text: text.to_owned(),
+        })?;
+    }
+    Ok(values)
 }
