@@ -2,6 +2,14 @@
 //!
 //! Every backend is a small type behind [`Scanner`]; hardware access goes
 //! through rppal or the embedded-hal traits so that tests drive fakes.
+pub mod gpio_matrix;
+pub mod hal;
+pub mod hall_adc;
+pub mod mapping;
+pub mod mcp23017;
+pub mod profile;
+pub mod replay_trace;
+pub mod shift_register;
 pub mod sim;
 pub mod trace;
 
