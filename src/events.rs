@@ -270,8 +270,9 @@ mod square_names {
         names
             .iter()
             .map(|n| {
-                n.parse()
-                    .map_err(|_| serde::de::Error::custom(format!("{n:?} is not a square (a1..h8)")))
+                n.parse().map_err(|_| {
+                    serde::de::Error::custom(format!("{n:?} is not a square (a1..h8)"))
+                })
             })
             .collect()
     }

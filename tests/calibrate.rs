@@ -276,21 +276,41 @@ fn the_command_refuses_dead_sensors_and_writes_nothing() {
 }
 
 #[test]
-fn the_command_says_board_profile_files_are_not_loaded_yet() {
+fn the_command_names_a_missing_profile_and_refuses_occupancy_boards() {
     let run = touchmove(&[
         "calibrate",
         "--board",
-        "hw/some-board.toml",
+        "hw/no-such-board.toml",
         "--out",
         "unused.toml",
     ]);
     assert!(!run.status.success());
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(
-        stderr
-            .contains("--board hw/some-board.toml: board profiles are loaded by sensors::profile"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("no-such-board.toml"), "{stderr}");
+
+    let run = touchmove(&[
+        "calibrate",
+        "--board",
+        "hw/gpio-matrix.toml",
+        "--out",
+        "unused.toml",
+    ]);
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("reads occupancy only"), "{stderr}");
+
+    // A Hall board off a Raspberry Pi: one clear sentence, no panic.
+    let run = touchmove(&[
+        "calibrate",
+        "--board",
+        "hw/hall-mcp3008.toml",
+        "--out",
+        "unused.toml",
+    ]);
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("not a Raspberry Pi"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 #[test]

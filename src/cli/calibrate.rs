@@ -376,16 +376,25 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             "--sim-seed, --sim-dead and --sim-no-polarity apply to --board {SIM_HALL} only"
         );
     }
-    let (mut scanner, mut prompter) = if args.board == SIM_HALL {
+    let (board_name, mut scanner, mut prompter) = if args.board == SIM_HALL {
         let (scanner, hands) = sim_hall(&args)?;
-        (scanner, TerminalPrompter::simulated(hands))
+        (
+            SIM_HALL.to_owned(),
+            scanner,
+            TerminalPrompter::simulated(hands),
+        )
     } else {
-        // TODO: open the board with `crate::sensors::profile::load` once it exists.
-        anyhow::bail!(
-            "--board {}: board profiles are loaded by sensors::profile, which this build does not have yet; \
-             only `--board {SIM_HALL}` can be calibrated",
-            args.board
-        );
+        let profile = crate::sensors::profile::load(&args.board)?;
+        if !profile.backend.is_analog() {
+            anyhow::bail!(
+                "--board {}: the {} backend reads occupancy only; calibration is for Hall-sensor boards \
+                 (backend hall-adc, or sim with analog = true)",
+                args.board,
+                profile.backend.kind()
+            );
+        }
+        let scanner = crate::sensors::profile::open(&profile)?;
+        (profile.name.clone(), scanner, TerminalPrompter::new())
     };
     let settings = Settings {
         samples: args.samples,
@@ -394,7 +403,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         ..Settings::default()
     };
     eprintln!("Calibrating {}", scanner.describe());
-    let calibration = calibrate(&args.board, scanner.as_mut(), &mut prompter, &settings)?;
+    let calibration = calibrate(&board_name, scanner.as_mut(), &mut prompter, &settings)?;
     std::fs::write(&args.out, calibration.to_toml())
         .with_context(|| format!("writing {}", args.out.display()))?;
     let (square, margin) = calibration.thinnest();

@@ -2,7 +2,7 @@
 //! the trace had it at `now` (milliseconds since the trace started).
 use std::path::{Path, PathBuf};
 
-use super::trace::{Header, Record, TimedRecord, Trace};
+use super::trace::{Record, TimedRecord, Trace};
 use super::{Scan, Scanner, SensorError};
 use crate::Millis;
 
@@ -43,7 +43,7 @@ impl TraceReplay {
                 path.display()
             ))
         })?;
-        let trace = parse(&text, &path.display().to_string())
+        let trace = super::trace::parse(&text, &path.display().to_string())
             .map_err(|e| SensorError::Unavailable(format!("{description}: {e}")))?;
         Ok(TraceReplay::new(&trace, description))
     }
@@ -83,101 +83,6 @@ pub fn open(config: &TraceConfig, who: &str) -> Result<Box<dyn Scanner>, SensorE
     Ok(Box::new(replay))
 }
 
-/// A malformed trace line.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
-pub struct TraceLineError {
-    pub file: String,
-    pub line: usize,
-    pub message: String,
-}
-
-// TODO(trace parser): replace with `crate::sensors::trace::parse` once it exists.
-/// A minimal reader of trace format v1.
-fn parse(text: &str, file_name: &str) -> Result<Trace, TraceLineError> {
-    let mut trace = Trace {
-        header: Header::default(),
-        records: Vec::new(),
-    };
-    let mut last = 0;
-    for (index, line) in text.lines().enumerate() {
-        let fail = |message: String| TraceLineError {
-            file: file_name.to_owned(),
-            line: index + 1,
-            message,
-        };
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(header) = line.strip_prefix("#!") {
-            let (key, value) = header.split_once(':').unwrap_or((header, ""));
-            let value = Some(value.trim().to_owned());
-            match key.trim() {
-                "start-fen" => trace.header.start_fen = value,
-                "profile" => trace.header.profile = value,
-                "board" => trace.header.board = value,
-                _ => {}
-            }
-            continue;
-        }
-        if line.starts_with('#') {
-            continue;
-        }
-        let (t, rest) = line
-            .split_once(char::is_whitespace)
-            .ok_or_else(|| fail(format!("expected `<t> <record>`, found {line:?}")))?;
-        let t: Millis = t
-            .parse()
-            .map_err(|_| fail(format!("{t:?} is not a time in milliseconds")))?;
-        if t < last {
-            return Err(fail(format!("time {t} is before the previous {last}")));
-        }
-        last = t;
-        let rest = rest.trim();
-        let record = if let Some(values) = rest.strip_prefix("hall ") {
-            let values = values
-                .split(',')
-                .map(|v| v.trim().parse::<i32>())
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|_| fail("a hall value is not an integer".into()))?;
-            let values: Box<[i32; 64]> =
-                values
-                    .into_boxed_slice()
-                    .try_into()
-                    .map_err(|v: Box<[i32]>| {
-                        fail(format!("hall has {} values, expected 64", v.len()))
-                    })?;
-            Record::Hall(values)
-        } else if let Some(side) = rest.strip_prefix("clock ") {
-            match side.trim() {
-                "white" => Record::Clock(shakmaty::Color::White),
-                "black" => Record::Clock(shakmaty::Color::Black),
-                other => return Err(fail(format!("clock {other:?}: expected white or black"))),
-            }
-        } else if let Some(role) = rest.strip_prefix("promote ") {
-            let role = match role.trim() {
-                "q" => shakmaty::Role::Queen,
-                "r" => shakmaty::Role::Rook,
-                "b" => shakmaty::Role::Bishop,
-                "n" => shakmaty::Role::Knight,
-                other => return Err(fail(format!("promote {other:?}: expected q, r, b or n"))),
-            };
-            Record::Promote(role)
-        } else if rest.len() == 16 && rest.chars().all(|c| c.is_ascii_hexdigit()) {
-            let bits = u64::from_str_radix(rest, 16)
-                .map_err(|_| fail(format!("{rest:?} is not 16 hexadecimal digits")))?;
-            Record::Occupancy(shakmaty::Bitboard(bits))
-        } else {
-            return Err(fail(format!(
-                "expected 16 hexadecimal digits, clock, promote or hall, found {rest:?}"
-            )));
-        };
-        trace.records.push(TimedRecord { t, record });
-    }
-    Ok(trace)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,7 +97,7 @@ mod tests {
 
     #[test]
     fn scan_returns_the_state_at_now() {
-        let trace = parse(TRACE, "t.trace").unwrap();
+        let trace = super::super::trace::parse(TRACE, "t.trace").unwrap();
         assert_eq!(trace.header.board.as_deref(), Some("test"));
         let mut replay = TraceReplay::new(&trace, "t".into());
         let occ = |bits| Scan::Occupancy(Bitboard(bits));
@@ -201,13 +106,5 @@ mod tests {
         assert_eq!(replay.scan(1200).unwrap(), occ(0xFFFF00000000EFFF));
         assert_eq!(replay.scan(1650).unwrap(), occ(0xFFFF00001000EFFF));
         assert!(matches!(replay.scan(1651), Err(SensorError::Exhausted)));
-    }
-
-    #[test]
-    fn malformed_lines_name_file_and_line() {
-        let error = parse("0 FFFF\n", "bad.trace").unwrap_err();
-        assert_eq!((error.file.as_str(), error.line), ("bad.trace", 1));
-        let error = parse("5 0000000000000000\n3 0000000000000000\n", "b").unwrap_err();
-        assert_eq!(error.line, 2);
     }
 }
