@@ -2,6 +2,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod calibrate;
+pub mod pgn;
 pub mod record;
 pub mod synth;
 
@@ -15,8 +16,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Write, read and check PGN.
-    Pgn(NotYet),
+    /// Check PGN files and write games back through the rules core.
+    Pgn(pgn::PgnArgs),
     /// Run a sensor trace through the session in virtual time.
     Replay(NotYet),
     /// Run the daemon on a board (not available yet).
@@ -45,7 +46,7 @@ fn not_yet(name: &str) -> anyhow::Result<()> {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Pgn(_) => not_yet("pgn"),
+        Command::Pgn(args) => pgn::run(args),
         Command::Replay(_) => not_yet("replay"),
         Command::Run(_) => not_yet("run"),
         Command::Record(args) => record::run(args),
