@@ -243,6 +243,7 @@ fn chess960_numbering_matches_the_standard_position_and_is_distinct() {
 
 fn style_only(f: impl FnOnce(&mut HandStyle)) -> HandStyle {
     let mut style = HandStyle::random().without_glitches();
+    style.wobble = 0.0;
     f(&mut style);
     style
 }
@@ -379,6 +380,7 @@ fn castling_orders_show_their_patterns_and_fide_never_starts_with_the_rook() {
             HandStyle::random()
         };
         style = style.without_glitches();
+        style.wobble = 0.0;
         style.castling = Mix::only(order);
         let mut seen = 0;
         each_move(&style, 30, |s, _, i| {
@@ -967,4 +969,117 @@ fn pgn_reading_counts_games_and_names_bad_moves() {
             .iter()
             .any(|r| r.record == Record::Promote(Role::Knight))
     );
+}
+
+#[test]
+fn wobbling_pieces_leave_their_square_5_to_40_ms_and_settle() {
+    let mut style = HandStyle::carry().without_glitches();
+    style.wobble = 1.0;
+    style.capture = Mix::only(CaptureOrder::CapturedFirst);
+    let (start, moves) = synth::random_game(31, 60);
+    let s = synth::synthesize(&start, &moves, &style, 31);
+    assert_quiet_times(&start, &s, true);
+    let mut seen = 0;
+    for m in &s.moves {
+        let Move::Normal {
+            to,
+            promotion: None,
+            ..
+        } = m.mv
+        else {
+            continue;
+        };
+        let h = square_history(&s, to, m.first_lift, m.last_release);
+        let tail: Vec<_> = h.iter().rev().take(3).rev().copied().collect();
+        let [(_, true), (off, false), (on, true)] = tail.as_slice() else {
+            panic!("{h:?}")
+        };
+        assert!((5..=40).contains(&(on - off)));
+        assert_eq!(*on, m.last_release);
+        seen += 1;
+    }
+    assert!(seen > 20);
+}
+
+#[test]
+fn noiseless_styles_write_one_scan_per_change() {
+    let (start, moves) = synth::random_game(32, 40);
+    let style = HandStyle::carry().noiseless();
+    let s = synth::synthesize(&start, &moves, &style, 32);
+    let scans = s
+        .trace
+        .records
+        .iter()
+        .filter(|r| matches!(r.record, Record::Occupancy(_)))
+        .count();
+    // The timeline and the trace agree exactly.
+    assert_eq!(scans, s.timeline.len());
+    for &(t, snap) in &s.timeline {
+        assert_eq!(occupancy_at(&s.trace, t), snap.occupied());
+    }
+}
+
+#[test]
+fn random_faults_cover_every_kind_and_replay_consistently() {
+    let mut kinds = std::collections::BTreeSet::new();
+    for seed in 0..30 {
+        let (start, moves) = synth::random_game(seed, 80);
+        let (placed, s) =
+            faults::inject_random(&start, &moves, &HandStyle::random(), seed, 4).unwrap();
+        assert!(!placed.is_empty());
+        assert_well_formed(&s);
+        assert_eq!(s.moves.len(), moves.len());
+        for e in &s.expected {
+            kinds.insert(e.kind());
+        }
+        // Replaying the same list gives the same game.
+        let again = faults::inject(&start, &moves, &HandStyle::random(), seed, &placed).unwrap();
+        assert_eq!(again.trace, s.trace);
+    }
+    for kind in [
+        "move",
+        "illegal_move",
+        "restored",
+        "displaced",
+        "touch_move",
+    ] {
+        assert!(kinds.contains(kind), "{kind} missing from {kinds:?}");
+    }
+}
+
+#[test]
+fn overlapping_slides_show_the_piece_on_two_squares_for_1_to_15_ms() {
+    let mut style = HandStyle::slide().noiseless();
+    style.slide_overlap = 1.0;
+    style.capture = Mix::only(CaptureOrder::CapturedFirst);
+    let mut seen = 0;
+    each_move(&style, 5, |s, pos, i| {
+        let m = &s.moves[i];
+        let Move::Normal {
+            from,
+            capture: None,
+            promotion: None,
+            ..
+        } = m.mv
+        else {
+            return;
+        };
+        let pieces = pos.board().occupied().count();
+        let doubled: Vec<Millis> = s
+            .timeline
+            .iter()
+            .filter(|(t, _)| *t >= m.first_lift && *t <= m.last_release)
+            .filter(|(_, sn)| sn.occupied().count() == pieces + 1 && sn.occupied().contains(from))
+            .map(|&(t, _)| t)
+            .collect();
+        assert!(!doubled.is_empty(), "{}", m.uci);
+        let gone = square_history(s, from, m.first_lift, m.last_release)[1].0;
+        assert!(
+            gone - doubled[0] >= 1 && gone - doubled[0] <= 15,
+            "{}",
+            gone - doubled[0]
+        );
+        seen += 1;
+    });
+    assert!(seen > 50, "{seen}");
 }

@@ -40,6 +40,10 @@ pub struct SynthArgs {
     /// No EMI glitches.
     #[arg(long)]
     pub no_glitches: bool,
+    /// Insert up to this many random faults per game (illegal moves, knocked
+    /// pieces, touch-move breaches, missed plies).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub faults: usize,
     /// Also write each game's expected events (`NAME.expected.jsonl`).
     #[arg(long)]
     pub expected: bool,
@@ -72,7 +76,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
             );
         }
         let (_, start, moves) = &games[0];
-        let synthesized = synth::synthesize(start, moves, &style, args.seed);
+        let synthesized = synthesize(start, moves, &style, args.seed, args.faults)?;
         let mut out = std::io::stdout().lock();
         return match write!(out, "{}", synthesized.trace).and_then(|()| out.flush()) {
             Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -85,7 +89,9 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("--out {}: cannot create", dir.display()))?;
     for (i, (name, start, moves)) in games.iter().enumerate() {
-        let synthesized = synth::synthesize(start, moves, &style, args.seed.wrapping_add(i as u64));
+        let seed = args.seed.wrapping_add(i as u64);
+        let synthesized = synthesize(start, moves, &style, seed, args.faults)
+            .with_context(|| format!("game {name}"))?;
         let path = dir.join(format!("{name}.trace"));
         std::fs::write(&path, synthesized.trace.to_string())
             .with_context(|| format!("{}: cannot write", path.display()))?;
@@ -103,6 +109,20 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     }
     eprintln!("wrote {} trace(s) to {}", games.len(), dir.display());
     Ok(())
+}
+
+/// One game's trace, with `faults` random faults when asked.
+fn synthesize(
+    start: &shakmaty::Chess,
+    moves: &[shakmaty::Move],
+    style: &HandStyle,
+    seed: u64,
+    faults: usize,
+) -> anyhow::Result<synth::Synthesized> {
+    if faults == 0 {
+        return Ok(synth::synthesize(start, moves, style, seed));
+    }
+    Ok(synth::faults::inject_random(start, moves, style, seed, faults)?.1)
 }
 
 type Game = (String, shakmaty::Chess, Vec<shakmaty::Move>);

@@ -241,8 +241,7 @@ fn illegal_corrected(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str
                 game.table.wait(BETWEEN);
                 game.table.put(to, piece);
             } else {
-                game.table
-                    .travel_held(piece, x, to, Travel::Carry, style.air_ms);
+                game.table.travel_held(piece, to, style.air_ms);
             }
             let last_release = game.table.last_change;
             Window {
@@ -253,8 +252,7 @@ fn illegal_corrected(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str
         }
         _ => {
             // Castling, en passant, promotion: back home first, then the move.
-            game.table
-                .travel_held(piece, x, from, Travel::Carry, style.air_ms);
+            game.table.travel_held(piece, from, style.air_ms);
             game.table.wait((300, 1500));
             let pos = game.pos.clone();
             let w = moves::perform(&mut game.table, &pos, m, style);
@@ -455,4 +453,54 @@ fn explanations(
     let mut found = Vec::new();
     walk(pos, occ, max, mode, &mut Vec::new(), &mut found);
     found
+}
+
+/// Every kind of fault, for [`inject_random`].
+const KINDS: [Fault; 7] = [
+    Fault::IllegalPlacementCorrected,
+    Fault::IllegalMoveReinstated,
+    Fault::KnockedPiece(Knock::OffBoard),
+    Fault::KnockedPiece(Knock::OntoNeighbour),
+    Fault::TouchMoveBreach,
+    Fault::MissedPlies(1),
+    Fault::MissedPlies(2),
+];
+
+/// Plays `moves` with up to `count` faults of random kinds at random moves
+/// (at most one per move, never before the first move), keeping only those
+/// that can be placed. Returns the faults placed and the game.
+pub fn inject_random(
+    start: &Chess,
+    moves: &[Move],
+    style: &HandStyle,
+    seed: u64,
+    count: usize,
+) -> Result<(Vec<(usize, Fault)>, Synthesized), FaultError> {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut chosen: Vec<(usize, Fault)> = Vec::new();
+    let mut taken = vec![false; moves.len() + 1];
+    for _ in 0..count * 8 {
+        if chosen.len() >= count || moves.len() < 2 {
+            break;
+        }
+        let at = rng.random_range(1..moves.len());
+        let fault = KINDS[rng.random_range(0..KINDS.len())];
+        let span = match fault {
+            Fault::MissedPlies(k) => k,
+            _ => 1,
+        };
+        if (at..at + span).any(|i| taken.get(i).is_none_or(|&t| t)) || at + span > moves.len() {
+            continue;
+        }
+        let mut trial = chosen.clone();
+        trial.push((at, fault));
+        if inject(start, moves, style, seed, &trial).is_ok() {
+            chosen = trial;
+            taken[at..at + span].fill(true);
+        }
+    }
+    chosen.sort_by_key(|&(at, _)| at);
+    let game = inject(start, moves, style, seed, &chosen)?;
+    Ok((chosen, game))
 }

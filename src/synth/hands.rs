@@ -142,6 +142,12 @@ pub struct HandStyle {
     pub bounce: f64,
     /// EMI glitches (single-scan blips of 1–4 ms on random squares) per minute.
     pub glitches_per_minute: f64,
+    /// Chance that a sliding piece still holds the square it leaves for
+    /// 1–15 ms after reaching the next one (both read occupied at once).
+    pub slide_overlap: f64,
+    /// Chance that a piece set down rocks: 15–60 ms after touching the
+    /// square it leaves it again for 5–40 ms, then settles.
+    pub wobble: f64,
 }
 
 impl Default for HandStyle {
@@ -184,6 +190,8 @@ impl HandStyle {
             press_ms: (150, 2500),
             bounce: 0.7,
             glitches_per_minute: 0.5,
+            wobble: 0.08,
+            slide_overlap: 0.0,
         }
     }
 
@@ -220,6 +228,7 @@ impl HandStyle {
             promotion: Mix::only(PromotionHands::Direct),
             bounce: 0.3,
             glitches_per_minute: 0.0,
+            wobble: 0.0,
             ..HandStyle::random()
         }
     }
@@ -271,6 +280,16 @@ impl HandStyle {
         self
     }
 
+    /// The same style with clean sensors and steady hands: no bounce, no
+    /// wobble, no EMI glitches (the hands' habits stay).
+    pub fn noiseless(mut self) -> HandStyle {
+        self.bounce = 0.0;
+        self.wobble = 0.0;
+        self.slide_overlap = 0.0;
+        self.glitches_per_minute = 0.0;
+        self
+    }
+
     /// The same style without EMI glitches.
     pub fn without_glitches(mut self) -> HandStyle {
         self.glitches_per_minute = 0.0;
@@ -297,12 +316,14 @@ pub(crate) struct Table {
     /// When EMI glitches start (they never overlap).
     glitches: Vec<Millis>,
     bounce: f64,
+    wobble: f64,
+    overlap: f64,
     /// The time of the last change on the board (bounce aside).
     pub last_change: Millis,
 }
 
 impl Table {
-    pub fn new(board: Board, bounce: f64, seed: u64) -> Table {
+    pub fn new(board: Board, style: &HandStyle, seed: u64) -> Table {
         let initial = board.occupied();
         Table {
             rng: StdRng::seed_from_u64(seed),
@@ -314,7 +335,9 @@ impl Table {
             buttons: Vec::new(),
             blackouts: Vec::new(),
             glitches: Vec::new(),
-            bounce,
+            bounce: style.bounce,
+            wobble: style.wobble,
+            overlap: style.slide_overlap,
             last_change: 0,
         }
     }
@@ -382,6 +405,16 @@ impl Table {
         self.board.set_piece_at(sq, piece);
         self.sense(sq, self.t, true, true);
         self.snapshot();
+        if self.chance(self.wobble) {
+            self.wait((15, 60));
+            self.board.discard_piece_at(sq);
+            self.sense(sq, self.t, false, false);
+            self.snapshot();
+            self.wait((5, 40));
+            self.board.set_piece_at(sq, piece);
+            self.sense(sq, self.t, true, true);
+            self.snapshot();
+        }
     }
 
     /// A button press or a promotion choice at the current time.
@@ -402,52 +435,91 @@ impl Table {
         self.snapshot();
     }
 
-    /// Moves a piece from `from` to the empty square `to` (pushing off
-    /// whatever stands there when `push_off`), carried or slid.
+    /// Moves a piece from `from` to `to`, carried or slid. If `to` is
+    /// occupied, the piece there is pushed off the board on arrival.
     pub fn travel(&mut self, from: Square, to: Square, travel: Travel, air: (Millis, Millis)) {
-        let piece = self.lift(from);
-        self.travel_held(piece, from, to, travel, air);
+        if travel == Travel::Slide {
+            self.slide(from, to, air);
+        } else {
+            let piece = self.lift(from);
+            self.travel_held(piece, to, air);
+        }
     }
 
-    /// Takes the held `piece` (lifted from `from`) to `to`. If `to` is
+    /// Carries the held `piece` to `to` through the air. If `to` is
     /// occupied, the piece there is pushed off the board on arrival.
-    pub fn travel_held(
-        &mut self,
-        piece: Piece,
-        from: Square,
-        to: Square,
-        travel: Travel,
-        air: (Millis, Millis),
-    ) {
-        let total = self.ms(air);
-        if travel == Travel::Slide {
-            let path = slide_path(from, to, &mut self.rng);
-            let step = (total / (path.len() as Millis + 1)).max(40);
-            let start = self.t;
-            for (i, &sq) in path.iter().enumerate() {
-                let centre = start + step * (i as Millis + 1);
-                if self.board.piece_at(sq).is_some() {
-                    continue; // the square stays occupied as the piece passes over
-                }
-                let blip = self.rng.random_range(10..=80.min(step - 5));
-                self.t = centre - blip / 2;
-                self.board.set_piece_at(sq, piece);
-                self.sense(sq, self.t, true, false);
-                self.snapshot();
-                self.t += blip;
-                self.board.discard_piece_at(sq);
-                self.sense(sq, self.t, false, false);
-                self.snapshot();
-            }
-            self.t = start + step * (path.len() as Millis + 1);
-        } else {
-            self.t += total;
-        }
+    pub fn travel_held(&mut self, piece: Piece, to: Square, air: (Millis, Millis)) {
+        self.wait(air);
+        self.arrive(to, piece);
+    }
+
+    /// The piece reaches `to`, pushing off whatever stands there (the
+    /// square is empty for 10–60 ms).
+    fn arrive(&mut self, to: Square, piece: Piece) {
         if self.board.piece_at(to).is_some() {
             self.lift(to);
             self.wait((10, 60));
         }
         self.put(to, piece);
+    }
+
+    /// Slides the piece on `from` along the board to `to`: each empty square
+    /// passed over blips for 10–80 ms (occupied ones stay occupied). With
+    /// the `slide_overlap` chance the magnet still holds `from` for 1–15 ms
+    /// after it reaches the next square.
+    fn slide(&mut self, from: Square, to: Square, air: (Millis, Millis)) {
+        enum Step {
+            Leave,
+            On(Square),
+            Off(Square),
+            Arrive,
+        }
+        let piece = self.board.piece_at(from).expect("a piece to slide");
+        let total = self.ms(air);
+        let path = slide_path(from, to, &mut self.rng);
+        let step = (total / (path.len() as Millis + 1)).max(40);
+        let start = self.t;
+        let mut steps: Vec<(Millis, Step)> = Vec::new();
+        for (i, &sq) in path.iter().enumerate() {
+            if self.board.piece_at(sq).is_some() {
+                continue;
+            }
+            let centre = start + step * (i as Millis + 1);
+            let blip = self.rng.random_range(10..=80.min(step - 5));
+            steps.push((centre - blip / 2, Step::On(sq)));
+            steps.push((centre - blip / 2 + blip, Step::Off(sq)));
+        }
+        let end = start + step * (path.len() as Millis + 1);
+        let captures = self.board.piece_at(to).is_some();
+        let first_on = steps.first().map(|&(t, _)| t);
+        let leave = match first_on {
+            Some(t) if self.chance(self.overlap) => t + self.rng.random_range(1..=15),
+            None if !captures && self.chance(self.overlap) => end + self.rng.random_range(1..=15),
+            _ => start,
+        };
+        steps.push((leave, Step::Leave));
+        steps.push((end, Step::Arrive));
+        // Leaving before the first blip ends; arriving after everything else.
+        steps.sort_by_key(|(t, s)| (*t, matches!(s, Step::Arrive)));
+        for (t, action) in steps {
+            self.t = self.t.max(t);
+            match action {
+                Step::Leave => {
+                    self.lift(from);
+                }
+                Step::On(sq) => {
+                    self.board.set_piece_at(sq, piece);
+                    self.sense(sq, self.t, true, false);
+                    self.snapshot();
+                }
+                Step::Off(sq) => {
+                    self.board.discard_piece_at(sq);
+                    self.sense(sq, self.t, false, false);
+                    self.snapshot();
+                }
+                Step::Arrive => self.arrive(to, piece),
+            }
+        }
     }
 
     /// Renders the raw scans, with EMI glitches, and merges the buttons.
@@ -576,4 +648,67 @@ pub(crate) fn slide_path(from: Square, to: Square, rng: &mut StdRng) -> Vec<Squa
     // `between` is in square order; the hand goes from `from` outwards.
     path.sort_by_key(|sq| sq.distance(from));
     path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng() -> StdRng {
+        StdRng::seed_from_u64(1)
+    }
+
+    #[test]
+    fn lines_slide_over_the_squares_between_in_order() {
+        let path = slide_path(Square::A1, Square::A5, &mut rng());
+        assert_eq!(path, vec![Square::A2, Square::A3, Square::A4]);
+        let path = slide_path(Square::H8, Square::E5, &mut rng());
+        assert_eq!(path, vec![Square::G7, Square::F6]);
+        assert!(slide_path(Square::E2, Square::E3, &mut rng()).is_empty());
+    }
+
+    #[test]
+    fn knights_slide_along_one_leg_then_across() {
+        let mut seen = std::collections::HashSet::new();
+        let mut r = rng();
+        for _ in 0..50 {
+            let path = slide_path(Square::G1, Square::F3, &mut r);
+            assert_eq!(path.len(), 2);
+            assert!(
+                path == vec![Square::G2, Square::G3] || path == vec![Square::F1, Square::F2],
+                "{path:?}"
+            );
+            seen.insert(path);
+        }
+        assert_eq!(seen.len(), 2, "both legs are used");
+    }
+
+    #[test]
+    fn mixes_pick_by_weight_and_only_what_they_allow() {
+        let mix = Mix(vec![(Travel::Carry, 3), (Travel::Slide, 1)]);
+        let mut r = rng();
+        let carries = (0..4000)
+            .filter(|_| mix.pick(&mut r, Travel::Slide) == Travel::Carry)
+            .count();
+        assert!((2700..3300).contains(&carries), "{carries}");
+        let none: Mix<Travel> = Mix(vec![(Travel::Slide, 0)]);
+        assert_eq!(none.pick(&mut r, Travel::Carry), Travel::Carry);
+        assert!(!none.allows(Travel::Slide));
+    }
+
+    #[test]
+    fn the_latest_change_of_a_square_wins_over_older_bounce() {
+        let style = HandStyle {
+            bounce: 1.0,
+            ..HandStyle::random().noiseless()
+        };
+        let mut table = Table::new(Board::default(), &style, 3);
+        let e2 = Square::E2;
+        let pawn = table.lift(e2);
+        table.t += 1;
+        table.put(e2, pawn);
+        let (records, _) = table.render(0.0);
+        let last = records.last().unwrap();
+        assert_eq!(last.record, Record::Occupancy(Board::default().occupied()));
+    }
 }

@@ -261,7 +261,7 @@ pub(crate) struct Builder<'a> {
 impl<'a> Builder<'a> {
     pub fn new(start: &Chess, style: &'a HandStyle, seed: u64) -> Builder<'a> {
         let ply = (start.fullmoves().get() - 1) * 2 + u32::from(start.turn() == Color::Black);
-        let mut table = Table::new(start.board().clone(), style.bounce, seed);
+        let mut table = Table::new(start.board().clone(), style, seed);
         // The players sit down: the set-up position stands for a while.
         table.wait((1000, 3000));
         Builder {

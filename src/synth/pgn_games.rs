@@ -29,11 +29,10 @@ impl PgnGame {
 /// What is wrong with a game, and where.
 #[derive(Debug, thiserror::Error)]
 pub enum PgnError {
-    #[error("{source_name}: {source}")]
+    #[error("{source_name}: {error}")]
     Io {
         source_name: String,
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
     #[error("{source_name}, game {game}: bad FEN tag {fen:?}: {reason}")]
     Fen {
@@ -55,9 +54,9 @@ pub enum PgnError {
 /// Reads every game of a PGN file.
 pub fn read_pgn_file(path: &Path) -> Result<Vec<PgnGame>, PgnError> {
     let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|source| PgnError::Io {
+    let file = std::fs::File::open(path).map_err(|error| PgnError::Io {
         source_name: name.clone(),
-        source,
+        error,
     })?;
     read_pgn(file, &name)
 }
@@ -74,10 +73,10 @@ pub fn read_pgn(input: impl io::Read, source_name: &str) -> Result<Vec<PgnGame>,
         match reader.read_game(&mut collector) {
             Ok(Some(game)) => games.push(game?),
             Ok(None) => return Ok(games),
-            Err(source) => {
+            Err(error) => {
                 return Err(PgnError::Io {
                     source_name: source_name.to_owned(),
-                    source,
+                    error,
                 });
             }
         }
