@@ -122,9 +122,15 @@ fn corpus_games(n: usize) -> Vec<synth::PgnGame> {
 
 #[test]
 fn corpus_games_replay_cleanly_in_every_style() {
-    let games = corpus_games(12);
+    let games = corpus_games(usize::MAX);
     for (i, game) in games.iter().enumerate() {
-        for name in HandStyle::NAMES {
+        // Every style on the first games, one style each on the rest.
+        let names = if i < 12 {
+            &HandStyle::NAMES[..]
+        } else {
+            &HandStyle::NAMES[i % 6..=i % 6]
+        };
+        for &name in names {
             let style = HandStyle::by_name(name).unwrap();
             let s = synth::from_pgn_game(game, &style, i as u64);
             assert_well_formed(&s);
@@ -1082,4 +1088,100 @@ fn overlapping_slides_show_the_piece_on_two_squares_for_1_to_15_ms() {
         seen += 1;
     });
     assert!(seen > 50, "{seen}");
+}
+
+#[test]
+fn touching_a_capturable_opponent_piece_then_moving_otherwise_breaks_4_3b() {
+    let mut placed = 0;
+    for seed in 0..10 {
+        let (start, moves) = synth::random_game(40 + seed, 40);
+        let Ok(s) = faults::inject(
+            &start,
+            &moves,
+            &HandStyle::random(),
+            seed,
+            &[(15, Fault::TouchedOpponentPiece)],
+        ) else {
+            continue;
+        };
+        let [
+            Expected::TouchMove {
+                side,
+                article,
+                square,
+            },
+        ] = alerts(&s).as_slice()
+        else {
+            panic!()
+        };
+        assert_eq!(article.as_str(), "4.3b");
+        let mut pos = start.clone();
+        for &m in &moves[..15] {
+            pos.play_unchecked(m);
+        }
+        assert_eq!(*side, pos.turn());
+        assert!(pos.board().by_color(!*side).contains(*square));
+        let legal = pos.legal_moves();
+        assert!(
+            legal
+                .iter()
+                .any(|m| m.is_capture() && (m.to() == *square || m.is_en_passant()))
+        );
+        assert!(!(moves[15].is_capture() && moves[15].to() == *square));
+        let m = &s.moves[15];
+        let h = square_history(&s, *square, m.first_lift, m.last_release);
+        assert_eq!(h[..2], [(m.first_lift - 1, true), (m.first_lift, false)]);
+        placed += 1;
+    }
+    assert!(placed >= 5, "{placed}");
+}
+
+#[test]
+fn castling_rook_first_breaks_4_4b_in_fide_profiles() {
+    let mut placed = 0;
+    for seed in 0..40 {
+        let (start, moves) = synth::random_game(seed, 60);
+        let Some(at) = moves.iter().position(|m| m.is_castle()) else {
+            continue;
+        };
+        let s = faults::inject(
+            &start,
+            &moves,
+            &HandStyle::random(),
+            seed,
+            &[(at, Fault::RookBeforeKing)],
+        )
+        .unwrap();
+        assert_quiet_times(&start, &s, false);
+        let Move::Castle { king, rook } = moves[at] else {
+            unreachable!()
+        };
+        let [
+            Expected::TouchMove {
+                article, square, ..
+            },
+        ] = alerts(&s).as_slice()
+        else {
+            panic!()
+        };
+        assert_eq!((article.as_str(), *square), ("4.4b", rook));
+        let m = &s.moves[at];
+        let rook_off = square_history(&s, rook, m.first_lift, m.last_release)[1].0;
+        let king_off = square_history(&s, king, m.first_lift, m.last_release)[1].0;
+        assert!(rook_off < king_off);
+        placed += 1;
+    }
+    assert!(placed > 10, "{placed}");
+    let (start, moves) = synth::random_game(1, 10);
+    let at = moves.iter().position(|m| !m.is_castle()).unwrap();
+    assert!(
+        faults::inject(
+            &start,
+            &moves,
+            &HandStyle::random(),
+            1,
+            &[(at, Fault::RookBeforeKing)]
+        )
+        .is_err()
+    );
 }

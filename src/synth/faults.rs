@@ -44,6 +44,14 @@ pub enum Fault {
     /// then makes the next move with another piece: `touch_move` (Article
     /// 4.3a, the touched piece's square); the move stands (`move`).
     TouchMoveBreach,
+    /// The mover lifts an opponent's piece he could capture and puts it
+    /// back, then makes the next move, which does not capture it:
+    /// `touch_move` (Article 4.3b, the touched piece's square); the move stands.
+    TouchedOpponentPiece,
+    /// The next move is castling, made rook first, then king: `touch_move`
+    /// (Article 4.4b, the rook's square); the move stands. (Casual profiles
+    /// allow it; the expected event is the FIDE profiles'.)
+    RookBeforeKing,
     /// The sensors are not read while the next `k` plies (1–3) are made;
     /// the board jumps to the position after them in one scan. `move` for
     /// each when one sequence of legal moves alone explains the jump, else
@@ -132,6 +140,12 @@ pub fn inject(
                             illegal_reinstated(&mut game, m).map_err(unplaceable)?
                         }
                         Fault::TouchMoveBreach => breach(&mut game, m).map_err(unplaceable)?,
+                        Fault::TouchedOpponentPiece => {
+                            opponent_touched(&mut game, m).map_err(unplaceable)?
+                        }
+                        Fault::RookBeforeKing => {
+                            rook_before_king(&mut game, m).map_err(unplaceable)?
+                        }
                         _ => unreachable!(),
                     }
                     index += 1;
@@ -292,8 +306,6 @@ fn illegal_reinstated(game: &mut Builder<'_>, m: Move) -> Result<(), &'static st
 }
 
 fn breach(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str> {
-    let style = game.style;
-    let side = game.pos.turn();
     let mut spared = Bitboard::from(m.from().expect("a board move"));
     if let Move::Castle { rook, .. } = m {
         spared.add(rook);
@@ -311,6 +323,87 @@ fn breach(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str> {
         return Err("no other own piece has a legal move");
     }
     let touched = movable[game.table.rng.random_range(0..movable.len())];
+    touch_then_move(game, m, touched, TouchArticle::A4_3a);
+    Ok(())
+}
+
+fn opponent_touched(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str> {
+    let mut captured = Bitboard::EMPTY;
+    if let Some(sq) = captured_square(m) {
+        captured.add(sq);
+    }
+    let capturable: Vec<Square> = game
+        .pos
+        .legal_moves()
+        .iter()
+        .filter_map(|&m| captured_square(m))
+        .filter(|&s| !captured.contains(s))
+        .collect::<Bitboard>()
+        .into_iter()
+        .collect();
+    if capturable.is_empty() {
+        return Err("no other opponent piece can be captured");
+    }
+    let touched = capturable[game.table.rng.random_range(0..capturable.len())];
+    touch_then_move(game, m, touched, TouchArticle::A4_3b);
+    Ok(())
+}
+
+/// Where the piece a move captures stands, if it captures.
+fn captured_square(m: Move) -> Option<Square> {
+    match m {
+        Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
+        Move::Normal {
+            capture: Some(_),
+            to,
+            ..
+        } => Some(to),
+        _ => None,
+    }
+}
+
+fn rook_before_king(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str> {
+    let Move::Castle { king, rook } = m else {
+        return Err("the next move is not castling");
+    };
+    let style = game.style;
+    let side = game.pos.turn();
+    let castling = if rook.file() > king.file() {
+        CastlingSide::KingSide
+    } else {
+        CastlingSide::QueenSide
+    };
+    let (king_to, rook_to) = (castling.king_to(side), castling.rook_to(side));
+    if king_to == king || rook_to == rook || rook_to == king {
+        return Err("this castling cannot be made rook first");
+    }
+    moves::think(&mut game.table, style);
+    let first_lift = game.table.t;
+    let travel = style.travel.pick(&mut game.table.rng, Travel::Carry);
+    game.table.travel(rook, rook_to, travel, style.air_ms);
+    game.table.wait(BETWEEN);
+    game.table.travel(king, king_to, travel, style.air_ms);
+    let last_release = game.table.last_change;
+    let clock = moves::press(&mut game.table, style, side);
+    game.expected.push(Expected::TouchMove {
+        side,
+        article: TouchArticle::A4_4b,
+        square: rook,
+    });
+    let window = Window {
+        first_lift,
+        last_release,
+        clock,
+    };
+    game.record(m, window, true);
+    Ok(())
+}
+
+/// The mover lifts the piece on `touched` and puts it back, then makes `m`
+/// although the touch bound him otherwise (`article`); the move stands.
+fn touch_then_move(game: &mut Builder<'_>, m: Move, touched: Square, article: TouchArticle) {
+    let style = game.style;
+    let side = game.pos.turn();
     moves::think(&mut game.table, style);
     let first_lift = game.table.t;
     let piece = game.table.lift(touched);
@@ -319,13 +412,12 @@ fn breach(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str> {
     game.table.wait((500, 3000));
     game.expected.push(Expected::TouchMove {
         side,
-        article: TouchArticle::A4_3a,
+        article,
         square: touched,
     });
     let pos = game.pos.clone();
     let w = moves::perform(&mut game.table, &pos, m, style);
     game.record(m, Window { first_lift, ..w }, true);
-    Ok(())
 }
 
 fn knocked(game: &mut Builder<'_>, knock: Knock) -> Result<(), &'static str> {
@@ -333,18 +425,7 @@ fn knocked(game: &mut Builder<'_>, knock: Knock) -> Result<(), &'static str> {
     let mover = pos.turn();
     let legal = pos.legal_moves();
     let movable: Bitboard = legal.iter().filter_map(|m| m.from()).collect();
-    let capturable: Bitboard = legal
-        .iter()
-        .filter_map(|&m| match m {
-            Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
-            Move::Normal {
-                capture: Some(_),
-                to,
-                ..
-            } => Some(to),
-            _ => None,
-        })
-        .collect();
+    let capturable: Bitboard = legal.iter().filter_map(|&m| captured_square(m)).collect();
     let theirs = pos.board().by_color(!mover) & !capturable;
     let candidates = match knock {
         Knock::OffBoard => (pos.board().by_color(mover) & !movable) | theirs,
@@ -456,12 +537,14 @@ fn explanations(
 }
 
 /// Every kind of fault, for [`inject_random`].
-const KINDS: [Fault; 7] = [
+const KINDS: [Fault; 9] = [
     Fault::IllegalPlacementCorrected,
     Fault::IllegalMoveReinstated,
     Fault::KnockedPiece(Knock::OffBoard),
     Fault::KnockedPiece(Knock::OntoNeighbour),
     Fault::TouchMoveBreach,
+    Fault::TouchedOpponentPiece,
+    Fault::RookBeforeKing,
     Fault::MissedPlies(1),
     Fault::MissedPlies(2),
 ];

@@ -256,6 +256,7 @@ pub(crate) struct Builder<'a> {
     /// Illegal moves completed per side (Article 7.4).
     pub illegal: ByColor<u32>,
     pub mode: CastlingMode,
+    seed: u64,
 }
 
 impl<'a> Builder<'a> {
@@ -274,6 +275,7 @@ impl<'a> Builder<'a> {
             expected: Vec::new(),
             illegal: ByColor::new_with(|_| 0),
             mode: start.castles().mode(),
+            seed,
         }
     }
 
@@ -337,7 +339,10 @@ impl<'a> Builder<'a> {
         let header = Header {
             start_fen: (fen != fen_of(&Chess::default())).then_some(fen),
             profile: Some(self.style.profile.clone()),
-            board: Some(format!("touchmove synth, style {}", self.style.name)),
+            board: Some(format!(
+                "touchmove synth, style {}, seed {}",
+                self.style.name, self.seed
+            )),
         };
         Synthesized {
             trace: Trace { header, records },
