@@ -248,8 +248,8 @@ fn chess960_numbering_matches_the_standard_position_and_is_distinct() {
 }
 
 fn style_only(f: impl FnOnce(&mut HandStyle)) -> HandStyle {
-    let mut style = HandStyle::random().without_glitches();
-    style.wobble = 0.0;
+    let mut style = HandStyle::random().noiseless();
+    style.hesitate = 0.0;
     f(&mut style);
     style
 }
@@ -385,8 +385,8 @@ fn castling_orders_show_their_patterns_and_fide_never_starts_with_the_rook() {
         } else {
             HandStyle::random()
         };
-        style = style.without_glitches();
-        style.wobble = 0.0;
+        style = style.noiseless();
+        style.hesitate = 0.0;
         style.castling = Mix::only(order);
         let mut seen = 0;
         each_move(&style, 30, |s, _, i| {
@@ -1057,6 +1057,7 @@ fn random_faults_cover_every_kind_and_replay_consistently() {
 fn overlapping_slides_show_the_piece_on_two_squares_for_1_to_15_ms() {
     let mut style = HandStyle::slide().noiseless();
     style.slide_overlap = 1.0;
+    style.hesitate = 0.0;
     style.capture = Mix::only(CaptureOrder::CapturedFirst);
     let mut seen = 0;
     each_move(&style, 5, |s, pos, i| {
@@ -1184,4 +1185,62 @@ fn castling_rook_first_breaks_4_4b_in_fide_profiles() {
         )
         .is_err()
     );
+}
+
+#[test]
+fn hesitating_players_lift_the_piece_put_it_back_then_move_it() {
+    let mut style = HandStyle::careful().noiseless();
+    style.hesitate = 1.0;
+    let mut seen = 0;
+    each_move(&style, 3, |s, _, i| {
+        let m = &s.moves[i];
+        let from = m.mv.from().unwrap();
+        let h = square_history(s, from, m.first_lift, m.last_release);
+        assert_eq!(
+            h[..4].iter().map(|&(_, o)| o).collect::<Vec<_>>(),
+            [true, false, true, false]
+        );
+        assert_eq!(h[1].0, m.first_lift);
+        seen += 1;
+    });
+    assert!(seen > 50);
+    // Only moves are expected: the touched piece was the one moved.
+    let (start, moves) = synth::random_game(3, 40);
+    let s = synth::synthesize(&start, &moves, &style, 3);
+    assert!(alerts(&s).is_empty());
+}
+
+#[test]
+fn carried_pieces_may_brush_a_neighbour_of_their_target_for_10_to_80_ms() {
+    let mut style = HandStyle::carry().noiseless();
+    style.brush = 1.0;
+    style.hesitate = 0.0;
+    let mut seen = 0;
+    each_move(&style, 5, |s, pos, i| {
+        let m = &s.moves[i];
+        let Move::Normal {
+            to,
+            promotion: None,
+            capture: None,
+            ..
+        } = m.mv
+        else {
+            return;
+        };
+        let around = shakmaty::attacks::king_attacks(to) & !pos.board().occupied();
+        if around.is_empty() {
+            return;
+        }
+        let blips: Vec<Millis> = around
+            .into_iter()
+            .filter_map(|sq| {
+                let h = square_history(s, sq, m.first_lift, m.last_release);
+                (h.len() == 3).then(|| h[2].0 - h[1].0)
+            })
+            .collect();
+        assert_eq!(blips.len(), 1, "{}", m.uci);
+        assert!((10..=80).contains(&blips[0]));
+        seen += 1;
+    });
+    assert!(seen > 50, "{seen}");
 }

@@ -255,7 +255,7 @@ fn illegal_corrected(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str
                 game.table.wait(BETWEEN);
                 game.table.put(to, piece);
             } else {
-                game.table.travel_held(piece, to, style.air_ms);
+                game.table.travel_held(piece, x, to, style.air_ms);
             }
             let last_release = game.table.last_change;
             Window {
@@ -266,7 +266,7 @@ fn illegal_corrected(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str
         }
         _ => {
             // Castling, en passant, promotion: back home first, then the move.
-            game.table.travel_held(piece, from, style.air_ms);
+            game.table.travel_held(piece, x, from, style.air_ms);
             game.table.wait((300, 1500));
             let pos = game.pos.clone();
             let w = moves::perform(&mut game.table, &pos, m, style);

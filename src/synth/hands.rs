@@ -148,6 +148,12 @@ pub struct HandStyle {
     /// Chance that a piece set down rocks: 15–60 ms after touching the
     /// square it leaves it again for 5–40 ms, then settles.
     pub wobble: f64,
+    /// Chance that a carried piece brushes an empty square next to its
+    /// target for 10–80 ms before landing.
+    pub brush: f64,
+    /// Chance that the player lifts the piece he will move, puts it back on
+    /// its square, thinks again, then moves it (a touch, Article 4.3a, honoured).
+    pub hesitate: f64,
 }
 
 impl Default for HandStyle {
@@ -192,6 +198,8 @@ impl HandStyle {
             glitches_per_minute: 0.5,
             wobble: 0.08,
             slide_overlap: 0.0,
+            brush: 0.05,
+            hesitate: 0.04,
         }
     }
 
@@ -229,6 +237,7 @@ impl HandStyle {
             bounce: 0.3,
             glitches_per_minute: 0.0,
             wobble: 0.0,
+            brush: 0.0,
             ..HandStyle::random()
         }
     }
@@ -281,10 +290,12 @@ impl HandStyle {
     }
 
     /// The same style with clean sensors and steady hands: no bounce, no
-    /// wobble, no EMI glitches (the hands' habits stay).
+    /// wobble or brushing, no overlapping slides, no EMI glitches (the
+    /// hands' habits stay).
     pub fn noiseless(mut self) -> HandStyle {
         self.bounce = 0.0;
         self.wobble = 0.0;
+        self.brush = 0.0;
         self.slide_overlap = 0.0;
         self.glitches_per_minute = 0.0;
         self
@@ -318,6 +329,7 @@ pub(crate) struct Table {
     bounce: f64,
     wobble: f64,
     overlap: f64,
+    brush: f64,
     /// The time of the last change on the board (bounce aside).
     pub last_change: Millis,
 }
@@ -338,6 +350,7 @@ impl Table {
             bounce: style.bounce,
             wobble: style.wobble,
             overlap: style.slide_overlap,
+            brush: style.brush,
             last_change: 0,
         }
     }
@@ -442,14 +455,31 @@ impl Table {
             self.slide(from, to, air);
         } else {
             let piece = self.lift(from);
-            self.travel_held(piece, to, air);
+            self.travel_held(piece, from, to, air);
         }
     }
 
-    /// Carries the held `piece` to `to` through the air. If `to` is
-    /// occupied, the piece there is pushed off the board on arrival.
-    pub fn travel_held(&mut self, piece: Piece, to: Square, air: (Millis, Millis)) {
+    /// Carries the held `piece` (lifted from `from`) to `to` through the
+    /// air. If `to` is occupied, the piece there is pushed off on arrival.
+    pub fn travel_held(&mut self, piece: Piece, from: Square, to: Square, air: (Millis, Millis)) {
         self.wait(air);
+        if self.chance(self.brush) {
+            let near: Vec<Square> = (attacks::king_attacks(to) & !self.board.occupied())
+                .without(from)
+                .into_iter()
+                .collect();
+            if !near.is_empty() {
+                let sq = near[self.rng.random_range(0..near.len())];
+                self.board.set_piece_at(sq, piece);
+                self.sense(sq, self.t, true, false);
+                self.snapshot();
+                self.wait((10, 80));
+                self.board.discard_piece_at(sq);
+                self.sense(sq, self.t, false, false);
+                self.snapshot();
+                self.wait((20, 150));
+            }
+        }
         self.arrive(to, piece);
     }
 

@@ -30,6 +30,15 @@ pub(crate) fn play(table: &mut Table, pos: &Chess, m: Move, style: &HandStyle) -
 /// Plays `m` in `pos` at once, then presses the clock if the style has one.
 pub(crate) fn perform(table: &mut Table, pos: &Chess, m: Move, style: &HandStyle) -> Window {
     let first_lift = table.t;
+    if let Some(from) = m.from()
+        && table.chance(style.hesitate)
+    {
+        // Touched, put back, and moved after all (Article 4.3a is honoured).
+        let piece = table.lift(from);
+        table.wait((200, 1500));
+        table.put(from, piece);
+        table.wait((500, 4000));
+    }
     let mover = pos.turn();
     match m {
         Move::Normal {
