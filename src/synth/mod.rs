@@ -57,7 +57,8 @@ pub struct Synthesized {
 /// One move as the hands made it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SynthMove {
-    /// 1 = White's first move (continues the start position's move number).
+    /// 1 = White's first move. From a FEN start the count goes on from
+    /// its move number: Black to move at move 30 makes ply 60.
     pub ply: u32,
     pub side: Color,
     pub mv: Move,
@@ -379,9 +380,79 @@ fn game_over(pos: &Chess) -> Option<Expected> {
     }
 }
 
+impl Synthesized {
+    /// What stood on the board at time `t` (after every change at `t`), by the timeline.
+    pub fn snapshot_at(&self, t: Millis) -> Snapshot {
+        let i = self.timeline.partition_point(|&(u, _)| u <= t);
+        self.timeline[i.saturating_sub(1)].1
+    }
+
+    /// When the game's last action happened (the end of the trace).
+    pub fn end(&self) -> Millis {
+        self.trace.records.last().map_or(0, |r| r.t)
+    }
+}
+
 impl fmt::Display for Synthesized {
     /// The trace, in format v1.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.trace.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshots_follow_the_timeline() {
+        let (start, moves) = random_game(2, 6);
+        let s = synthesize(&start, &moves, &HandStyle::careful(), 2);
+        assert_eq!(s.snapshot_at(0), Snapshot::of_board(start.board()));
+        let (t, last) = *s.timeline.last().unwrap();
+        assert_eq!(s.snapshot_at(t), last);
+        assert_eq!(s.snapshot_at(s.end() + 1000), last);
+        let mut pos = start;
+        for &m in &moves {
+            pos.play_unchecked(m);
+        }
+        assert_eq!(last, Snapshot::of_board(pos.board()));
+    }
+
+    #[test]
+    fn ply_numbers_go_on_from_a_fen_start() {
+        let start: Chess = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 30"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let m = start.legal_moves()[0];
+        let s = synthesize(&start, &[m], &HandStyle::random(), 1);
+        assert_eq!(s.moves[0].ply, 60);
+        assert_eq!(s.moves[0].side, Color::Black);
+    }
+
+    #[test]
+    fn expected_events_serialise_with_the_contract_names() {
+        let e = Expected::TouchMove {
+            side: Color::White,
+            article: TouchArticle::A4_3a,
+            square: Square::E2,
+        };
+        assert_eq!(
+            e.to_json(),
+            serde_json::json!({"type": "touch_move", "side": "white", "article": "4.3a", "square": "e2"})
+        );
+        let e = Expected::IllegalMove {
+            side: Color::Black,
+            completed: true,
+            from: Some(Square::D8),
+            to: None,
+            count: 2,
+        };
+        assert_eq!(
+            e.to_json(),
+            serde_json::json!({"type": "illegal_move", "side": "black", "completed": true, "from": "d8", "to": null, "count": 2})
+        );
     }
 }
