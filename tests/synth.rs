@@ -1244,3 +1244,75 @@ fn carried_pieces_may_brush_a_neighbour_of_their_target_for_10_to_80_ms() {
     });
     assert!(seen > 50, "{seen}");
 }
+
+fn cli_args(out: &str) -> touchmove::cli::synth::SynthArgs {
+    touchmove::cli::synth::SynthArgs {
+        pgn: None,
+        game: 1,
+        all: false,
+        random: None,
+        plies: 40,
+        chess960: false,
+        seed: 5,
+        style: "random".into(),
+        no_clock: false,
+        no_glitches: false,
+        faults: 0,
+        expected: false,
+        out: out.into(),
+    }
+}
+
+#[test]
+fn cli_writes_one_trace_per_game_and_refuses_bad_arguments() {
+    let dir = std::env::temp_dir().join(format!("touchmove-synth-test-{}", std::process::id()));
+    let out = dir.to_string_lossy().into_owned();
+    let mut args = cli_args(&out);
+    args.random = Some(3);
+    args.chess960 = true;
+    args.expected = true;
+    args.faults = 2;
+    touchmove::cli::synth::run(args).unwrap();
+    for seed in 5..8 {
+        let trace = std::fs::read_to_string(dir.join(format!("random-{seed}.trace"))).unwrap();
+        assert!(trace.starts_with("# touchmove-trace v1\n#! start-fen: "));
+        let expected =
+            std::fs::read_to_string(dir.join(format!("random-{seed}.expected.jsonl"))).unwrap();
+        for line in expected.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(v["type"].is_string());
+        }
+    }
+    let mut args = cli_args(&out);
+    args.pgn = Some(CORPUS.into());
+    args.all = true;
+    touchmove::cli::synth::run(args).unwrap();
+    assert!(dir.join("197308bcf-211.trace").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let mut args = cli_args("-");
+    args.random = Some(2);
+    assert!(
+        touchmove::cli::synth::run(args)
+            .unwrap_err()
+            .to_string()
+            .contains("one trace")
+    );
+    let mut args = cli_args("-");
+    args.style = "wild".into();
+    assert!(
+        touchmove::cli::synth::run(args)
+            .unwrap_err()
+            .to_string()
+            .contains("wild")
+    );
+    let mut args = cli_args("-");
+    args.pgn = Some(CORPUS.into());
+    args.game = 500;
+    assert!(
+        touchmove::cli::synth::run(args)
+            .unwrap_err()
+            .to_string()
+            .contains("211 game")
+    );
+}
