@@ -98,7 +98,7 @@ pub fn tags_of(game: &PgnGame) -> Tags {
     }
 }
 
-fn write(file: &PathBuf, only: Option<usize>, profile: Profile) -> anyhow::Result<()> {
+fn write(file: &std::path::Path, only: Option<usize>, profile: Profile) -> anyhow::Result<()> {
     let games = pgn::read_file(file)?;
     if let Some(n) = only {
         anyhow::ensure!(
