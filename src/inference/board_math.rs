@@ -1,0 +1,74 @@
+//! What a move does to an occupancy board: which squares it empties and
+//! fills, and which squares a hand must have lifted to make it.
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, Position, Square};
+
+/// The board's occupancy after `m` is played in `pos`.
+pub fn occupancy_after(pos: &Chess, m: &Move) -> Bitboard {
+    let occ = pos.board().occupied();
+    match *m {
+        Move::Normal { from, to, .. } => occ.without(from).with(to),
+        Move::EnPassant { from, to } => occ
+            .without(from)
+            .with(to)
+            .without(Square::from_coords(to.file(), from.rank())),
+        Move::Castle { king, rook } => {
+            let (king_to, rook_to) = castling_targets(pos.turn(), king, rook);
+            occ.without(king).without(rook).with(king_to).with(rook_to)
+        }
+        Move::Put { to, .. } => occ.with(to),
+    }
+}
+
+/// The colours after `m`: (white, black) occupancy.
+pub fn colours_after(pos: &Chess, m: &Move) -> (Bitboard, Bitboard) {
+    let mut after = pos.clone();
+    after.play_unchecked(*m);
+    (after.board().white(), after.board().black())
+}
+
+/// Where king and rook go when castling with these pieces.
+pub fn castling_targets(side: Color, king: Square, rook: Square) -> (Square, Square) {
+    let cs = if rook.file() > king.file() {
+        CastlingSide::KingSide
+    } else {
+        CastlingSide::QueenSide
+    };
+    (cs.king_to(side), cs.rook_to(side))
+}
+
+/// Squares a hand must have lifted from to make `m`: the moving piece's
+/// square, a captured piece's square, and for castling both king and rook.
+pub fn must_lift(m: &Move) -> Bitboard {
+    match *m {
+        Move::Normal { from, to, capture, .. } => {
+            let b = Bitboard::from_square(from);
+            if capture.is_some() { b.with(to) } else { b }
+        }
+        Move::EnPassant { from, to } => Bitboard::from_square(from)
+            .with(Square::from_coords(to.file(), from.rank())),
+        Move::Castle { king, rook } => Bitboard::from_square(king).with(rook),
+        Move::Put { .. } => Bitboard::EMPTY,
+    }
+}
+
+/// Every square `m` touches: lifted from or put on.
+pub fn involved(pos: &Chess, m: &Move) -> Bitboard {
+    must_lift(m) | (occupancy_after(pos, m) ^ pos.board().occupied())
+}
+
+/// The square of the piece `m` captures, if any.
+pub fn captured_square(m: &Move) -> Option<Square> {
+    match *m {
+        Move::Normal { to, capture: Some(_), .. } => Some(to),
+        Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
+        _ => None,
+    }
+}
+
+/// The squares a piece leaves in `m` (king and rook both for castling).
+pub fn moving_from(m: &Move) -> Bitboard {
+    match *m {
+        Move::Castle { king, rook } => Bitboard::from_square(king).with(rook),
+        _ => m.from().map_or(Bitboard::EMPTY, Bitboard::from_square),
+    }
+}
