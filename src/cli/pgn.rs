@@ -1,5 +1,5 @@
 //! `touchmove pgn`: check PGN files and write games back through the rules core.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
@@ -98,7 +98,7 @@ pub fn tags_of(game: &PgnGame) -> Tags {
     }
 }
 
-fn write(file: &PathBuf, only: Option<usize>, profile: Profile) -> anyhow::Result<()> {
+fn write(file: &Path, only: Option<usize>, profile: Profile) -> anyhow::Result<()> {
     let games = pgn::read_file(file)?;
     if let Some(n) = only {
         anyhow::ensure!(
