@@ -3,6 +3,7 @@
 //! fault injectors announce exactly what they did.
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, Position, Role, Square};
 use touchmove::Millis;
+use touchmove::game::{self, Start};
 use touchmove::sensors::Snapshot;
 use touchmove::sensors::trace::{Record, Trace};
 use touchmove::synth::faults::{self, Fault, Knock};
@@ -114,10 +115,14 @@ fn check_quiet(s: &Synthesized, pos: &Chess, from: Millis, to: Millis, trace_too
     }
 }
 
-fn corpus_games(n: usize) -> Vec<synth::PgnGame> {
-    let mut games = synth::read_pgn_file(std::path::Path::new(CORPUS)).unwrap();
-    games.truncate(n);
-    games
+fn corpus_games(n: usize) -> Vec<game::pgn::PgnGame> {
+    let games = game::pgn::read_file(std::path::Path::new(CORPUS)).unwrap();
+    games.into_iter().take(n).map(Result::unwrap).collect()
+}
+
+/// Chess960 start position `n`.
+fn chess960(n: u64) -> Chess {
+    Start::chess960(n as u32).unwrap().position().clone()
 }
 
 #[test]
@@ -134,9 +139,9 @@ fn corpus_games_replay_cleanly_in_every_style() {
             let style = HandStyle::by_name(name).unwrap();
             let s = synth::from_pgn_game(game, &style, i as u64);
             assert_well_formed(&s);
-            assert_quiet_times(&game.start, &s, style.glitches_per_minute == 0.0);
+            assert_quiet_times(game.start.position(), &s, style.glitches_per_minute == 0.0);
             let clean = synth::from_pgn_game(game, &style.clone().without_glitches(), i as u64);
-            assert_quiet_times(&game.start, &clean, true);
+            assert_quiet_times(game.start.position(), &clean, true);
             let moves: Vec<&Expected> = s
                 .expected
                 .iter()
@@ -158,7 +163,7 @@ fn random_games_replay_cleanly_including_chess960() {
         let (start, moves) = if seed % 2 == 0 {
             synth::random_game(seed, 120)
         } else {
-            let start = synth::chess960_start((seed * 37 % 960) as u16);
+            let start = chess960(seed * 37 % 960);
             let moves = synth::random_game_from(&start, seed, 120);
             (start, moves)
         };
@@ -190,7 +195,7 @@ fn header_names_profile_and_only_non_standard_starts() {
     let s = synth::synthesize(&start, &moves, &HandStyle::casual(), 3);
     assert_eq!(s.trace.header.start_fen, None);
     assert_eq!(s.trace.header.profile.as_deref(), Some("casual"));
-    let start = synth::chess960_start(0);
+    let start = chess960(0);
     let s = synth::synthesize(&start, &[], &HandStyle::random(), 3);
     assert_eq!(
         s.trace.header.start_fen.as_deref(),
@@ -239,10 +244,10 @@ fn random_games_hit_every_special_move() {
 
 #[test]
 fn chess960_numbering_matches_the_standard_position_and_is_distinct() {
-    assert_eq!(synth::chess960_start(518).board(), Chess::default().board());
+    assert_eq!(chess960(518).board(), Chess::default().board());
     let mut seen = std::collections::HashSet::new();
     for i in 0..960 {
-        let pos = synth::chess960_start(i);
+        let pos = chess960(i);
         assert!(seen.insert(pos.board().clone()), "position {i} repeats");
     }
 }
@@ -798,7 +803,7 @@ fn knocked_piece_is_displaced_then_restored() {
             for &m in &moves[..at] {
                 pos.play_unchecked(m);
             }
-            assert_eq!(&synth::fen_of(&pos), fen);
+            assert_eq!(&game::fen_of(&pos), fen);
             let wrong: Bitboard = squares.iter().copied().collect();
             let (a, b) = (s.moves[at - 1].clock.unwrap(), s.moves[at].first_lift);
             assert!(s.trace.records.iter().any(|r| r.t > a
@@ -947,13 +952,18 @@ fn illegal_input_moves_are_reported() {
 
 #[test]
 fn pgn_reading_counts_games_and_names_bad_moves() {
-    let games = synth::read_pgn_file(std::path::Path::new(CORPUS)).unwrap();
+    let games = corpus_games(usize::MAX);
     assert_eq!(games.len(), 211);
     assert!(games.iter().all(|g| g.moves.len() >= 2));
     let pgn = "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n[Event \"y\"]\n\n1. e4 e5 2. Ke3 *\n";
-    let err = synth::read_pgn(pgn.as_bytes(), "test.pgn")
-        .unwrap_err()
-        .to_string();
+    let path =
+        std::env::temp_dir().join(format!("touchmove-synth-{}-test.pgn", std::process::id()));
+    std::fs::write(&path, pgn).unwrap();
+    let mut args = cli_args("-");
+    args.pgn = Some(path.clone());
+    args.game = 2;
+    let err = touchmove::cli::synth::run(args).unwrap_err().to_string();
+    std::fs::remove_file(&path).unwrap();
     assert!(
         err.contains("test.pgn")
             && err.contains("game 2")
@@ -961,10 +971,18 @@ fn pgn_reading_counts_games_and_names_bad_moves() {
             && err.contains("Ke3"),
         "{err}"
     );
+    let games = game::pgn::read_all(pgn.as_bytes()).unwrap();
+    assert_eq!(games[0].as_ref().unwrap().moves.len(), 4);
+    let err = games[1].as_ref().unwrap_err().to_string();
+    assert!(
+        err.contains("game 2") && err.contains("ply 3") && err.contains("Ke3"),
+        "{err}"
+    );
     let pgn = "[FEN \"8/P7/8/8/8/8/8/k6K w - - 0 1\"]\n\n1. a8=N *\n";
-    let games = synth::read_pgn(pgn.as_bytes(), "fen.pgn").unwrap();
-    assert_eq!(games[0].moves[0].promotion(), Some(Role::Knight));
-    let s = synth::from_pgn_game(&games[0], &HandStyle::random(), 1);
+    let games = game::pgn::read_all(pgn.as_bytes()).unwrap();
+    let game = games[0].as_ref().unwrap();
+    assert_eq!(game.moves[0].promotion(), Some(Role::Knight));
+    let s = synth::from_pgn_game(game, &HandStyle::random(), 1);
     assert_eq!(
         s.trace.header.start_fen.as_deref(),
         Some("8/P7/8/8/8/8/8/k6K w - - 0 1")

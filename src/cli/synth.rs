@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::game::{Start, pgn};
 use crate::synth::{self, HandStyle};
 
 /// Arguments of `touchmove synth`.
@@ -130,23 +131,24 @@ type Game = (String, shakmaty::Chess, Vec<shakmaty::Move>);
 /// The games chosen by the arguments, each with a file name.
 fn games(args: &SynthArgs) -> anyhow::Result<Vec<Game>> {
     if let Some(n) = args.random {
-        return Ok((0..n)
+        return (0..n)
             .map(|i| {
                 let seed = args.seed.wrapping_add(i as u64);
                 let start = if args.chess960 {
-                    synth::chess960_start((seed % 960) as u16)
+                    Start::chess960((seed % 960) as u32)?
                 } else {
-                    shakmaty::Chess::default()
+                    Start::standard()
                 };
+                let start = start.position().clone();
                 let moves = synth::random_game_from(&start, seed, args.plies);
-                (format!("random-{seed}"), start, moves)
+                Ok((format!("random-{seed}"), start, moves))
             })
-            .collect());
+            .collect();
     }
     let Some(path) = &args.pgn else {
         bail!("give --pgn FILE or --random N");
     };
-    let all = synth::read_pgn_file(path)?;
+    let all = pgn::read_file(path)?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -165,8 +167,15 @@ fn games(args: &SynthArgs) -> anyhow::Result<Vec<Game>> {
             ),
         }
     };
-    Ok(chosen
+    chosen
         .into_iter()
-        .map(|g| (format!("{stem}-{}", g.number), g.start, g.moves))
-        .collect())
+        .map(|g| {
+            let g = g.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            Ok((
+                format!("{stem}-{}", g.number),
+                g.start.position().clone(),
+                g.moves,
+            ))
+        })
+        .collect()
 }

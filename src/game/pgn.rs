@@ -222,22 +222,27 @@ impl Visitor for Collector {
 
     fn begin_movetext(&mut self, tags: TagsSoFar) -> ControlFlow<Self::Output, Movetext> {
         let number = self.number;
-        let fen = tags
-            .tags
-            .iter()
-            .find(|(n, _)| n == "FEN")
-            .map(|(_, v)| v.clone());
-        let start = match fen {
-            Some(fen) => match Start::from_fen(&fen) {
-                Ok(s) => s,
-                Err(e) => {
-                    return ControlFlow::Break(Err(PgnError::Start {
-                        game: number,
-                        reason: e.to_string(),
-                    }));
-                }
-            },
-            None => Start::standard(),
+        let tag = |name: &str| tags.tags.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        // `Variant "Chess960"` (or "Fischerandom", "chess 960", ...) makes the
+        // castling rights Chess960 ones even where they look standard.
+        let chess960 = tag("Variant").is_some_and(|v| {
+            let v = v.to_ascii_lowercase();
+            v.contains("960") || v.contains("fischer")
+        });
+        let start = match (tag("FEN"), chess960) {
+            (Some(fen), false) => Start::from_fen(fen),
+            (Some(fen), true) => Start::chess960_from_fen(fen),
+            (None, false) => Ok(Start::standard()),
+            (None, true) => Start::chess960(518),
+        };
+        let start = match start {
+            Ok(s) => s,
+            Err(e) => {
+                return ControlFlow::Break(Err(PgnError::Start {
+                    game: number,
+                    reason: e.to_string(),
+                }));
+            }
         };
         let position = start.position().clone();
         ControlFlow::Continue(Movetext {
@@ -347,5 +352,19 @@ mod tests {
         assert_eq!(games[0].as_ref().unwrap().moves.len(), 4);
         let err = games[1].as_ref().unwrap_err().to_string();
         assert!(err.starts_with("game 2, ply 3 (2. Ke3)"), "{err}");
+    }
+
+    #[test]
+    fn a_variant_tag_makes_castling_chess960() {
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let text = format!(
+            "[Variant \"Chess960\"]\n[FEN \"{fen}\"]\n\n*\n\n[FEN \"{fen}\"]\n\n*\n\n[Variant \"Chess960\"]\n\n*\n"
+        );
+        let games = read_all(text.as_bytes()).unwrap();
+        let starts: Vec<bool> = games
+            .iter()
+            .map(|g| g.as_ref().unwrap().start.is_chess960())
+            .collect();
+        assert_eq!(starts, [true, false, true]);
     }
 }

@@ -91,6 +91,32 @@ impl Start {
         })
     }
 
+    /// A Chess960 position from FEN, X-FEN or Shredder-FEN, as a PGN
+    /// `Variant "Chess960"` tag declares it: `KQkq` then name the outermost
+    /// rooks and castling follows the Chess960 rules even when the king and
+    /// rooks stand on their standard squares (number 518).
+    pub fn chess960_from_fen(fen: &str) -> Result<Start, StartError> {
+        let parsed: Fen = fen
+            .trim()
+            .parse()
+            .map_err(|e: shakmaty::fen::ParseFenError| StartError::Syntax {
+                fen: fen.to_owned(),
+                reason: e.to_string(),
+            })?;
+        let position =
+            parsed
+                .into_position(CastlingMode::Chess960)
+                .map_err(|e| StartError::Illegal {
+                    fen: fen.to_owned(),
+                    reason: e.to_string(),
+                })?;
+        Ok(Start {
+            position,
+            mode: CastlingMode::Chess960,
+            chess960: None,
+        })
+    }
+
     /// Parses what a user types: `standard`, a Chess960 number
     /// (`chess960:N` or `960:N`), or a FEN.
     pub fn parse(text: &str) -> Result<Start, StartError> {
@@ -180,5 +206,18 @@ mod tests {
             assert!(again.is_chess960(), "#{n}: {}", start.fen());
             assert_eq!(again.position(), start.position());
         }
+    }
+
+    #[test]
+    fn a_declared_chess960_start_stays_chess960_on_the_standard_array() {
+        let fen = Start::chess960(518).unwrap().fen();
+        assert!(!Start::from_fen(&fen).unwrap().is_chess960());
+        let start = Start::chess960_from_fen(&fen).unwrap();
+        assert!(start.is_chess960());
+        assert_eq!(start.position().board(), Chess::default().board());
+        assert!(matches!(
+            Start::chess960_from_fen("8/8/8/8/8/8/8/8 w - - 0 1"),
+            Err(StartError::Illegal { .. })
+        ));
     }
 }

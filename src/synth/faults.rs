@@ -8,8 +8,9 @@ use shakmaty::{Bitboard, CastlingSide, Chess, Move, Position, Square, uci::UciMo
 
 use super::hands::{HandStyle, Travel};
 use super::moves::{self, BETWEEN, Window};
-use super::{Builder, Expected, IllegalInput, Synthesized, TouchArticle, fen_of};
+use super::{Builder, Expected, IllegalInput, Synthesized, TouchArticle};
 use crate::Millis;
+use crate::game::fen_of;
 use crate::sensors::trace::Record;
 
 /// How a knocked piece leaves its square.
@@ -178,11 +179,7 @@ fn destinations(pos: &Chess, from: Square) -> Bitboard {
     for m in pos.legal_moves() {
         match m {
             Move::Castle { king, rook } if king == from || rook == from => {
-                let side = if rook.file() > king.file() {
-                    CastlingSide::KingSide
-                } else {
-                    CastlingSide::QueenSide
-                };
+                let side = CastlingSide::from_king_side(king < rook);
                 to.add(if king == from {
                     side.king_to(pos.turn())
                 } else {
@@ -368,11 +365,7 @@ fn rook_before_king(game: &mut Builder<'_>, m: Move) -> Result<(), &'static str>
     };
     let style = game.style;
     let side = game.pos.turn();
-    let castling = if rook.file() > king.file() {
-        CastlingSide::KingSide
-    } else {
-        CastlingSide::QueenSide
-    };
+    let castling = CastlingSide::from_king_side(king < rook);
     let (king_to, rook_to) = (castling.king_to(side), castling.rook_to(side));
     if king_to == king || rook_to == rook || rook_to == king {
         return Err("this castling cannot be made rook first");

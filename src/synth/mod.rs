@@ -6,7 +6,8 @@
 //!   timeline with colours, each move's time window, and the events the daemon
 //!   must conclude ([`Expected`], mirroring `../shared/spec/events.md`).
 //! - [`random_games`] makes seeded random legal games rich in captures,
-//!   castling, en passant and promotions; [`pgn_games`] reads PGN.
+//!   castling, en passant and promotions; [`from_pgn_game`] plays a game
+//!   read by [`crate::game::pgn`].
 //! - [`faults`] inserts irregularities: illegal moves (Article 7.4 of the 2005
 //!   Laws, 7.5 of 2023), displaced pieces (7.3), touch-move breaches (4.3a),
 //!   and plies the sensors never saw.
@@ -15,24 +16,22 @@
 pub mod faults;
 pub mod hands;
 mod moves;
-pub mod pgn_games;
 pub mod random_games;
 
 use std::fmt;
 
 use shakmaty::{
-    ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square, fen::Fen,
-    san::SanPlus, uci::UciMove,
+    ByColor, CastlingMode, Chess, Color, Move, Position, Square, san::SanPlus, uci::UciMove,
 };
 
 pub use hands::{
     CaptureOrder, CastlingOrder, EnPassantOrder, HandStyle, Mix, PromoteInput, PromotionHands,
     Travel,
 };
-pub use pgn_games::{PgnGame, read_pgn, read_pgn_file};
-pub use random_games::{chess960_start, random_game, random_game_from};
+pub use random_games::{random_game, random_game_from};
 
 use crate::Millis;
+use crate::game::{EndReason, fen_of, pgn::PgnGame};
 use crate::sensors::Snapshot;
 use crate::sensors::trace::{Header, Trace};
 use hands::Table;
@@ -57,8 +56,8 @@ pub struct Synthesized {
 /// One move as the hands made it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SynthMove {
-    /// 1 = White's first move. From a FEN start the count goes on from
-    /// its move number: Black to move at move 30 makes ply 60.
+    /// 1 = the first move of the game, whoever makes it and whatever the
+    /// start FEN's move number (as `ply` of the `move` event).
     pub ply: u32,
     pub side: Color,
     pub mv: Move,
@@ -101,6 +100,7 @@ impl TouchArticle {
 pub enum Expected {
     /// `move`: a legal move made (Article 4.6).
     Move {
+        /// 1 = the first move of the game (see [`SynthMove::ply`]).
         ply: u32,
         side: Color,
         san: String,
@@ -237,12 +237,7 @@ pub fn try_synthesize(
 /// Synthesizes a game read from PGN.
 pub fn from_pgn_game(game: &PgnGame, style: &HandStyle, seed: u64) -> Synthesized {
     // A PgnGame holds only moves checked legal when it was read.
-    synthesize(&game.start, &game.moves, style, seed)
-}
-
-/// FEN of a position (X-FEN for Chess960).
-pub fn fen_of(pos: &Chess) -> String {
-    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+    synthesize(game.start.position(), &game.moves, style, seed)
 }
 
 /// A game being played onto the table: the position, the hands and what was concluded.
@@ -262,7 +257,6 @@ pub(crate) struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     pub fn new(start: &Chess, style: &'a HandStyle, seed: u64) -> Builder<'a> {
-        let ply = (start.fullmoves().get() - 1) * 2 + u32::from(start.turn() == Color::Black);
         let mut table = Table::new(start.board().clone(), style, seed);
         // The players sit down: the set-up position stands for a while.
         table.wait((1000, 3000));
@@ -271,7 +265,7 @@ impl<'a> Builder<'a> {
             style,
             start: start.clone(),
             pos: start.clone(),
-            ply,
+            ply: 0,
             moves: Vec::new(),
             expected: Vec::new(),
             illegal: ByColor::new_with(|_| 0),
@@ -363,17 +357,17 @@ fn game_over(pos: &Chess) -> Option<Expected> {
         };
         Some(Expected::GameOver {
             result,
-            reason: "checkmate",
+            reason: EndReason::Checkmate.name(),
         })
     } else if pos.is_stalemate() {
         Some(Expected::GameOver {
             result: "1/2-1/2",
-            reason: "stalemate",
+            reason: EndReason::Stalemate.name(),
         })
     } else if pos.is_insufficient_material() {
         Some(Expected::GameOver {
             result: "1/2-1/2",
-            reason: "dead_position",
+            reason: EndReason::DeadPosition.name(),
         })
     } else {
         None
@@ -420,16 +414,28 @@ mod tests {
     }
 
     #[test]
-    fn ply_numbers_go_on_from_a_fen_start() {
-        let start: Chess = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 30"
-            .parse::<Fen>()
+    fn ply_numbers_start_at_one_from_a_fen_start() {
+        let start = crate::game::Start::from_fen("4k3/8/8/8/8/8/4P3/4K3 b - - 0 30")
             .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap();
-        let m = start.legal_moves()[0];
-        let s = synthesize(&start, &[m], &HandStyle::random(), 1);
-        assert_eq!(s.moves[0].ply, 60);
+            .position()
+            .clone();
+        let first = start.legal_moves()[0];
+        let mut after = start.clone();
+        after.play_unchecked(first);
+        let second = after.legal_moves()[0];
+        let s = synthesize(&start, &[first, second], &HandStyle::random(), 1);
+        assert_eq!(s.moves[0].ply, 1);
         assert_eq!(s.moves[0].side, Color::Black);
+        assert_eq!(s.moves[1].ply, 2);
+        let plies: Vec<u32> = s
+            .expected
+            .iter()
+            .filter_map(|e| match e {
+                Expected::Move { ply, .. } => Some(*ply),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(plies, [1, 2]);
     }
 
     #[test]

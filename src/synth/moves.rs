@@ -157,11 +157,7 @@ fn en_passant(table: &mut Table, style: &HandStyle, from: Square, to: Square) {
 
 /// Castling, standard or Chess960 (`king`, `rook`: where they stand).
 fn castle(table: &mut Table, style: &HandStyle, mover: Color, king: Square, rook: Square) {
-    let side = if rook.file() > king.file() {
-        CastlingSide::KingSide
-    } else {
-        CastlingSide::QueenSide
-    };
+    let side = CastlingSide::from_king_side(king < rook);
     let (king_to, rook_to) = (side.king_to(mover), side.rook_to(mover));
     let travel = style
         .travel

@@ -3,9 +3,7 @@
 use std::collections::HashMap;
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
-use shakmaty::{
-    CastlingMode, Chess, EnPassantMode, Move, Position, Role, fen::Fen, zobrist::Zobrist64,
-};
+use shakmaty::{Chess, EnPassantMode, Move, Position, Role, zobrist::Zobrist64};
 
 /// A random game of at most `plies` plies from the standard start.
 pub fn random_game(seed: u64, plies: usize) -> (Chess, Vec<Move>) {
@@ -81,49 +79,4 @@ fn weight(pos: &Chess, m: Move) -> u32 {
         } => 2,
         _ => 6,
     }
-}
-
-/// The Chess960 start position numbered `index` (0–959, Scharnagl's
-/// numbering; 518 is the standard position), with X-FEN castling rights.
-pub fn chess960_start(index: u16) -> Chess {
-    let mut n = usize::from(index % 960);
-    let mut rank: [Option<char>; 8] = [None; 8];
-    // Bishops on light squares (b, d, f, h), then on dark (a, c, e, g).
-    rank[2 * (n % 4) + 1] = Some('b');
-    n /= 4;
-    rank[2 * (n % 4)] = Some('b');
-    n /= 4;
-    let place = |rank: &mut [Option<char>; 8], k: usize, piece: char| {
-        let square = (0..8)
-            .filter(|&i| rank[i].is_none())
-            .nth(k)
-            .expect("a free square");
-        rank[square] = Some(piece);
-    };
-    place(&mut rank, n % 6, 'q');
-    n /= 6;
-    let knights = [
-        (0, 1),
-        (0, 2),
-        (0, 3),
-        (0, 4),
-        (1, 2),
-        (1, 3),
-        (1, 4),
-        (2, 3),
-        (2, 4),
-        (3, 4),
-    ][n];
-    place(&mut rank, knights.1, 'n');
-    place(&mut rank, knights.0, 'n');
-    for piece in ['r', 'k', 'r'] {
-        place(&mut rank, 0, piece);
-    }
-    let black: String = rank.iter().map(|p| p.expect("every file set")).collect();
-    let white = black.to_uppercase();
-    let fen = format!("{black}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1");
-    Fen::from_ascii(fen.as_bytes())
-        .expect("a well-formed FEN")
-        .into_position(CastlingMode::Chess960)
-        .expect("a legal Chess960 start")
 }
