@@ -1,0 +1,2 @@
+// CSS imports are bundled by esbuild.
+declare module '*.css';

@@ -1,0 +1,119 @@
+// Keeps a Model in step with the daemon: `GET /state` on every (re)connect of
+// the `GET /events` stream, then the events that follow the snapshot's seq.
+
+import type { Model } from './model';
+import { KNOWN_TYPES, type AnyEvent, type StateSnapshot } from './types';
+
+export type Status = 'connecting' | 'live' | 'offline';
+
+interface Arrival {
+  ev: AnyEvent;
+  now: number;
+  wall: number;
+}
+
+export class Feed {
+  private source: EventSource | null = null;
+  private syncing = false;
+  private syncAgain = false;
+  private buffer: Arrival[] = [];
+  private retryTimer: number | undefined;
+
+  constructor(
+    private readonly base: URL,
+    private readonly model: Model,
+    private readonly changed: () => void,
+    private readonly status: (s: Status) => void,
+  ) {}
+
+  start(): void {
+    this.status('connecting');
+    const es = new EventSource(new URL('events', this.base));
+    this.source = es;
+    es.addEventListener('open', () => void this.resync());
+    es.addEventListener('error', () => this.status(es.readyState === EventSource.CLOSED ? 'offline' : 'connecting'));
+    const onMessage = (m: MessageEvent) => this.receive(m.data);
+    // Unnamed messages are the contract; named ones (`event: move`) are read as well.
+    es.addEventListener('message', onMessage);
+    for (const t of KNOWN_TYPES) es.addEventListener(t, onMessage as EventListener);
+  }
+
+  private receive(data: unknown): void {
+    let ev: AnyEvent;
+    try {
+      ev = JSON.parse(String(data));
+    } catch {
+      console.warn('touchmove: event is not JSON', data);
+      return;
+    }
+    if (typeof ev !== 'object' || ev === null || typeof ev.type !== 'string' || typeof ev.seq !== 'number') {
+      console.warn('touchmove: event lacks type or seq', ev);
+      return;
+    }
+    const arrival = { ev, now: performance.now(), wall: Date.now() };
+    if (this.syncing) this.buffer.push(arrival);
+    else this.handle(arrival);
+  }
+
+  private handle(a: Arrival): void {
+    switch (this.model.verdict(a.ev)) {
+      case 'applied':
+        this.model.apply(a.ev, a.now, a.wall);
+        this.changed();
+        break;
+      case 'resync':
+        this.buffer.push(a);
+        void this.resync();
+        break;
+      case 'stale':
+        break;
+    }
+  }
+
+  /** Take a fresh snapshot, then apply what arrived meanwhile. */
+  async resync(): Promise<void> {
+    if (this.syncing) {
+      this.syncAgain = true;
+      return;
+    }
+    this.syncing = true;
+    this.syncAgain = false;
+    try {
+      const res = await fetch(new URL('state', this.base), { cache: 'no-store' });
+      if (!res.ok) throw new Error(`GET /state: HTTP ${res.status}`);
+      const snap = (await res.json()) as StateSnapshot;
+      this.model.applySnapshot(snap, performance.now());
+      this.status('live');
+    } catch (err) {
+      console.warn('touchmove: cannot read the state', err);
+      this.syncing = false;
+      window.clearTimeout(this.retryTimer);
+      this.retryTimer = window.setTimeout(() => void this.resync(), 1000);
+      return;
+    }
+    const pending = this.buffer.sort((x, y) => x.ev.seq - y.ev.seq);
+    this.buffer = [];
+    let gap = false;
+    for (const a of pending) {
+      const v = this.model.verdict(a.ev);
+      if (v === 'applied') this.model.apply(a.ev, a.now, a.wall);
+      else if (v === 'resync') {
+        gap = true;
+        this.buffer.push(a);
+      }
+    }
+    this.syncing = false;
+    this.changed();
+    if (this.syncAgain) void this.resync();
+    else if (gap) {
+      // Events beyond the snapshot with a hole before them: look again shortly.
+      window.clearTimeout(this.retryTimer);
+      this.retryTimer = window.setTimeout(() => void this.resync(), 500);
+    }
+  }
+
+  stop(): void {
+    this.source?.close();
+    window.clearTimeout(this.retryTimer);
+  }
+}

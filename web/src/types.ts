@@ -1,0 +1,173 @@
+// The event and snapshot shapes of shared/spec/events.md, as the page reads them.
+
+export type Side = 'white' | 'black';
+export type SquareName = string; // "e4"
+
+interface EventBase {
+  t_ms: number;
+  seq: number;
+}
+
+export interface GameStarted extends EventBase {
+  type: 'game_started';
+  fen: string;
+}
+export interface PieceLifted extends EventBase {
+  type: 'piece_lifted';
+  square: SquareName;
+  piece: string | null;
+}
+export interface PiecePlaced extends EventBase {
+  type: 'piece_placed';
+  square: SquareName;
+}
+export interface MoveEvent extends EventBase {
+  type: 'move';
+  ply: number;
+  san: string;
+  uci: string;
+  fen: string;
+  side: Side;
+}
+export interface MoveCompleted extends EventBase {
+  type: 'move_completed';
+  ply: number;
+}
+export interface IllegalMove extends EventBase {
+  type: 'illegal_move';
+  side: Side;
+  completed: boolean;
+  from: SquareName | null;
+  to: SquareName | null;
+  count: number;
+}
+export interface TouchMove extends EventBase {
+  type: 'touch_move';
+  side: Side;
+  article: string;
+  square: SquareName;
+}
+export interface Displaced extends EventBase {
+  type: 'displaced';
+  squares: SquareName[];
+  expected_fen: string;
+}
+export interface Restored extends EventBase {
+  type: 'restored';
+  fen: string;
+}
+export interface Takeback extends EventBase {
+  type: 'takeback';
+  ply: number;
+  fen: string;
+}
+export interface PromotionPending extends EventBase {
+  type: 'promotion_pending';
+  square: SquareName;
+}
+export interface ClockEvent extends EventBase {
+  type: 'clock';
+  white_ms: number;
+  black_ms: number;
+  running: Side | null;
+}
+export interface DrawClaimable extends EventBase {
+  type: 'draw_claimable';
+  reason: string;
+}
+export interface GameOver extends EventBase {
+  type: 'game_over';
+  result: string;
+  reason: string;
+}
+export interface SensorFault extends EventBase {
+  type: 'sensor_fault';
+  square: SquareName;
+  kind: string;
+}
+/** A type this page does not know yet (the contract may grow). */
+export interface OtherEvent extends EventBase {
+  type: string;
+  [field: string]: unknown;
+}
+
+export type KnownEvent =
+  | GameStarted
+  | PieceLifted
+  | PiecePlaced
+  | MoveEvent
+  | MoveCompleted
+  | IllegalMove
+  | TouchMove
+  | Displaced
+  | Restored
+  | Takeback
+  | PromotionPending
+  | ClockEvent
+  | DrawClaimable
+  | GameOver
+  | SensorFault;
+
+/** Any event, known to this page or not. */
+export type AnyEvent = KnownEvent | OtherEvent;
+
+export type AlertEvent = IllegalMove | TouchMove | Displaced | PromotionPending | DrawClaimable | SensorFault;
+
+export const ALERT_TYPES: ReadonlySet<string> = new Set([
+  'illegal_move',
+  'touch_move',
+  'displaced',
+  'promotion_pending',
+  'draw_claimable',
+  'sensor_fault',
+]);
+
+/** Event types kept in the arbiter's history besides the alerts themselves. */
+export const HISTORY_TYPES: ReadonlySet<string> = new Set([...ALERT_TYPES, 'restored', 'takeback', 'game_over', 'game_started']);
+
+export const KNOWN_TYPES: readonly string[] = [
+  'game_started',
+  'piece_lifted',
+  'piece_placed',
+  'move',
+  'move_completed',
+  'illegal_move',
+  'touch_move',
+  'displaced',
+  'restored',
+  'takeback',
+  'promotion_pending',
+  'clock',
+  'draw_claimable',
+  'game_over',
+  'sensor_fault',
+];
+
+export interface MoveRecord {
+  ply: number;
+  san: string;
+  uci: string;
+  side: Side;
+}
+
+export interface ClockSnapshot {
+  white_ms: number;
+  black_ms: number;
+  running: Side | null;
+  t_ms: number;
+}
+
+/** `GET /state`. `now_ms` (game time when the snapshot was taken) and `history` are optional extensions. */
+export interface StateSnapshot {
+  fen: string;
+  moves: MoveRecord[];
+  clock: ClockSnapshot | null;
+  alerts: AlertEvent[];
+  profile?: string;
+  result: { result: string; reason: string } | null;
+  seq: number;
+  white?: string;
+  black?: string;
+  now_ms?: number;
+  history?: AnyEvent[];
+}
