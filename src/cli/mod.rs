@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 pub mod calibrate;
 pub mod pgn;
 pub mod record;
+pub mod replay;
 pub mod synth;
 
 /// touchmove: reads an occupancy-sensing chessboard and keeps an arbiter-grade game record.
@@ -19,7 +20,7 @@ pub enum Command {
     /// Check PGN files and write games back through the rules core.
     Pgn(pgn::PgnArgs),
     /// Run a sensor trace through the session in virtual time.
-    Replay(NotYet),
+    Replay(replay::ReplayArgs),
     /// Run the daemon on a board (not available yet).
     Run(NotYet),
     /// Record raw scans from a board backend into a trace.
@@ -47,7 +48,7 @@ fn not_yet(name: &str) -> anyhow::Result<()> {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Pgn(args) => pgn::run(args),
-        Command::Replay(_) => not_yet("replay"),
+        Command::Replay(args) => replay::run(args),
         Command::Run(_) => not_yet("run"),
         Command::Record(args) => record::run(args),
         Command::Calibrate(args) => calibrate::run(args),

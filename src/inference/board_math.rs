@@ -40,12 +40,15 @@ pub fn castling_targets(side: Color, king: Square, rook: Square) -> (Square, Squ
 /// square, a captured piece's square, and for castling both king and rook.
 pub fn must_lift(m: &Move) -> Bitboard {
     match *m {
-        Move::Normal { from, to, capture, .. } => {
+        Move::Normal {
+            from, to, capture, ..
+        } => {
             let b = Bitboard::from_square(from);
             if capture.is_some() { b.with(to) } else { b }
         }
-        Move::EnPassant { from, to } => Bitboard::from_square(from)
-            .with(Square::from_coords(to.file(), from.rank())),
+        Move::EnPassant { from, to } => {
+            Bitboard::from_square(from).with(Square::from_coords(to.file(), from.rank()))
+        }
         Move::Castle { king, rook } => Bitboard::from_square(king).with(rook),
         Move::Put { .. } => Bitboard::EMPTY,
     }
@@ -59,7 +62,11 @@ pub fn involved(pos: &Chess, m: &Move) -> Bitboard {
 /// The square of the piece `m` captures, if any.
 pub fn captured_square(m: &Move) -> Option<Square> {
     match *m {
-        Move::Normal { to, capture: Some(_), .. } => Some(to),
+        Move::Normal {
+            to,
+            capture: Some(_),
+            ..
+        } => Some(to),
         Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
         _ => None,
     }

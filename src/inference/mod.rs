@@ -1,1 +1,853 @@
-//! (being built)
+//! The hand tracker: from settled square changes and the game position,
+//! what the players did, as the Laws define it — touch (4.3, 4.4), move
+//! made on release (4.6), completion at the clock press (6.7), illegal
+//! moves (7.4 of 2005, 7.5 of 2023), displaced pieces (7.3; 7.4 of 2023),
+//! moves made while the sensors were not read.
+//!
+//! Pure and time-injected: changes and inputs come with their time; the
+//! tracker says when it next needs to be woken ([`Inference::next_deadline`]).
+pub mod board_math;
+pub mod missed;
+pub mod touch;
+
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+
+use crate::Millis;
+use crate::events::{EventKind, Side};
+use crate::filter::{Change, SettledChange};
+use crate::game::{Game, IllegalMoveRuling, LawEdition, Profile, Start};
+use crate::sensors::Snapshot;
+use board_math::{
+    captured_square, colours_after, involved, moving_from, must_lift, occupancy_after,
+};
+use touch::Touch;
+
+/// When a move is completed (Article 6.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// At the mover's clock press.
+    ClockPress,
+    /// No clock: when the board has settled after the move.
+    Settle,
+}
+
+/// The tracker's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InferenceConfig {
+    /// A piece is released when it has stood on its square this long. It
+    /// must exceed the occupancy blips a sliding piece leaves on the squares
+    /// it passes over (tens of milliseconds), so that those are never moves.
+    pub settle_ms: Millis,
+    pub completion: Completion,
+    /// Without a clock, a promotion whose piece was not named becomes a
+    /// queen after this long (or at once when the opponent touches a piece).
+    pub promotion_wait_ms: Millis,
+    /// The longest run of plies the missed-move search tries.
+    pub max_missed_plies: usize,
+}
+
+impl Default for InferenceConfig {
+    fn default() -> InferenceConfig {
+        InferenceConfig {
+            settle_ms: 150,
+            completion: Completion::ClockPress,
+            promotion_wait_ms: 1500,
+            max_missed_plies: 6,
+        }
+    }
+}
+
+/// What the tracker is waiting for, besides the next move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Alert {
+    None,
+    /// A piece released where no legal move explains the board; may still be corrected.
+    Illegal {
+        from: Option<Square>,
+        to: Option<Square>,
+    },
+    /// An illegal move was completed: the position before it must be reinstated.
+    Reinstate,
+    /// The board differs from the game in these squares.
+    Displaced(Vec<Square>),
+}
+
+/// A promotion on the board whose new piece is not yet known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PendingPromotion {
+    from: Square,
+    to: Square,
+    since: Millis,
+}
+
+/// The last move made, kept to recognise a piece moved on after release.
+#[derive(Debug, Clone)]
+struct LastMove {
+    before: Chess,
+    mv: Move,
+}
+
+/// What a clock press meant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PressMeaning {
+    /// The mover completed the move of this ply (6.7).
+    Completed { ply: usize },
+    /// The mover completed an illegal move (7.4 / 7.5).
+    Illegal(IllegalMoveRuling),
+    /// Not a press that changes the game (wrong player, second press, before the game).
+    Ignored(&'static str),
+}
+
+/// The hand tracker, holding the game it infers.
+#[derive(Debug)]
+pub struct Inference {
+    config: InferenceConfig,
+    start: Start,
+    profile: Profile,
+    game: Game,
+    started: bool,
+    board: Bitboard,
+    white: Option<Bitboard>,
+    stable: Bitboard,
+    last_change: Option<Millis>,
+    lifted_since_stable: Bitboard,
+    jump: bool,
+    touches: Vec<Touch>,
+    turn_lifts: Bitboard,
+    awaiting_press: Option<usize>,
+    last_move: Option<LastMove>,
+    promotion: Option<PendingPromotion>,
+    promotion_choice: Option<Role>,
+    adjusting: bool,
+    alert: Alert,
+    out: Vec<(Millis, EventKind)>,
+}
+
+impl Inference {
+    pub fn new(start: Start, profile: Profile, config: InferenceConfig) -> Inference {
+        let game = Game::new(start.clone(), profile);
+        Inference {
+            config,
+            start,
+            profile,
+            game,
+            started: false,
+            board: Bitboard::EMPTY,
+            white: None,
+            stable: Bitboard::EMPTY,
+            last_change: None,
+            lifted_since_stable: Bitboard::EMPTY,
+            jump: false,
+            touches: Vec::new(),
+            turn_lifts: Bitboard::EMPTY,
+            awaiting_press: None,
+            last_move: None,
+            promotion: None,
+            promotion_choice: None,
+            adjusting: false,
+            alert: Alert::None,
+            out: Vec::new(),
+        }
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+    pub fn game_mut(&mut self) -> &mut Game {
+        &mut self.game
+    }
+    pub fn config(&self) -> &InferenceConfig {
+        &self.config
+    }
+    pub fn is_started(&self) -> bool {
+        self.started
+    }
+    /// The board as the sensors settled it.
+    pub fn board(&self) -> Bitboard {
+        self.board
+    }
+    /// A move made and not yet completed by the clock press.
+    pub fn awaiting_press(&self) -> Option<usize> {
+        self.awaiting_press
+    }
+    /// Whether the board shows something the game does not: a displaced
+    /// piece or an illegal move waiting to be corrected or reinstated.
+    pub fn alert_pending(&self) -> bool {
+        self.alert != Alert::None
+    }
+
+    /// Takes the events concluded so far, with their times.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (Millis, EventKind)> {
+        self.out.drain(..)
+    }
+
+    fn emit(&mut self, t: Millis, kind: EventKind) {
+        self.out.push((t, kind));
+    }
+
+    /// The board as first read (the filter's first scan), with colours if known.
+    pub fn initial(&mut self, t: Millis, board: Bitboard, colours: Option<Snapshot>) {
+        self.board = board;
+        self.stable = board;
+        self.white = colours.map(|c| c.white);
+        self.evaluate(t);
+    }
+
+    /// When the tracker next needs [`Inference::advance`].
+    pub fn next_deadline(&self) -> Option<Millis> {
+        let settle = self.last_change.map(|t| t + self.config.settle_ms);
+        let promotion = match (self.promotion, self.config.completion) {
+            (Some(p), Completion::Settle) => Some(p.since + self.config.promotion_wait_ms),
+            _ => None,
+        };
+        match (settle, promotion) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Time reached `t`: conclude what has settled.
+    pub fn advance(&mut self, t: Millis) {
+        if let Some(last) = self.last_change
+            && t >= last + self.config.settle_ms
+        {
+            self.evaluate(last + self.config.settle_ms);
+        }
+        if let Some(p) = self.promotion
+            && self.config.completion == Completion::Settle
+            && self.last_change.is_none()
+            && t >= p.since + self.config.promotion_wait_ms
+        {
+            self.make_promotion(p.since + self.config.promotion_wait_ms, Role::Queen);
+        }
+    }
+
+    /// Settled changes from the filter, in time order.
+    pub fn changes(&mut self, changes: &[SettledChange]) {
+        for (i, c) in changes.iter().enumerate() {
+            self.advance(c.t);
+            if i > 0 && changes[i - 1].since == c.since {
+                // Several squares changed in one scan: the sensors were
+                // not read for a while (or a hand is faster than a scan).
+                self.jump = true;
+            }
+            self.change(c);
+        }
+    }
+
+    fn change(&mut self, c: &SettledChange) {
+        let sq = c.square;
+        match c.change {
+            Change::Lifted => {
+                self.board.discard(sq);
+                if let Some(w) = &mut self.white {
+                    w.discard(sq);
+                }
+                if self.stable.contains(sq) {
+                    self.lifted(c.t, sq);
+                }
+            }
+            Change::Placed(colour) => {
+                self.board.add(sq);
+                if let Some(w) = &mut self.white {
+                    w.set(sq, colour == Some(Color::White));
+                }
+            }
+        }
+        self.last_change = Some(c.t);
+    }
+
+    /// A piece that stood on `sq` left it: the sensor board's touch.
+    fn lifted(&mut self, t: Millis, sq: Square) {
+        self.lifted_since_stable.add(sq);
+        let piece = self.game.position().board().piece_at(sq);
+        self.emit(
+            t,
+            EventKind::PieceLifted {
+                square: sq,
+                piece: piece.map(|p| p.char()),
+            },
+        );
+        if !self.started || self.game.is_over() {
+            return;
+        }
+        let turn = self.game.turn();
+        // The opponent touching a piece releases a promotion left unnamed.
+        if let (Some(p), Some(piece)) = (self.promotion, piece)
+            && piece.color == turn
+            && self.config.completion == Completion::Settle
+        {
+            let _ = p;
+            self.make_promotion(t, Role::Queen);
+        }
+        self.turn_lifts.add(sq);
+        if let Some(piece) = piece
+            && !self.touches.iter().any(|x| x.square == sq)
+            && self.game.position().board().piece_at(sq) == Some(piece)
+        {
+            if self.adjusting {
+                // An adjustment announced beforehand (4.2): not a touch.
+                self.adjusting = false;
+            } else if self.awaiting_press.is_none() {
+                self.touches.push(Touch { square: sq, piece });
+            }
+        }
+    }
+
+    /// The player having the move announces an adjustment (Article 4.2,
+    /// "j'adoube"): the next lift-and-return is not a touch.
+    pub fn adjust(&mut self) {
+        self.adjusting = true;
+    }
+
+    /// A promotion choice was entered.
+    pub fn promote(&mut self, t: Millis, role: Role) {
+        self.advance(t);
+        if let Some(p) = self.promotion
+            && self.last_change.is_none()
+        {
+            let _ = p;
+            self.make_promotion(t, role);
+        } else {
+            self.promotion_choice = Some(role);
+        }
+    }
+
+    /// `side` pressed the clock.
+    pub fn clock_press(&mut self, t: Millis, side: Color) -> PressMeaning {
+        // The hand is on the clock: whatever stands on the board is released.
+        if self.last_change.is_some() {
+            self.evaluate(t);
+        }
+        if !self.started || self.game.is_over() {
+            return PressMeaning::Ignored("no game in progress");
+        }
+        if self.promotion.is_some() {
+            let role = self.promotion_choice.take().unwrap_or(Role::Queen);
+            self.make_promotion(t, role);
+        }
+        if let Some(ply) = self.awaiting_press {
+            let mover = self.game.moves()[ply - 1].side;
+            if side != mover {
+                return PressMeaning::Ignored("the player who did not move pressed");
+            }
+            self.awaiting_press = None;
+            self.emit(t, EventKind::MoveCompleted { ply });
+            return PressMeaning::Completed { ply };
+        }
+        if side != self.game.turn() {
+            return PressMeaning::Ignored("second press, or the player not having the move");
+        }
+        match self.alert.clone() {
+            Alert::Illegal { from, to } => self.complete_illegal(t, side, from, to),
+            Alert::Reinstate | Alert::Displaced(_) => {
+                PressMeaning::Ignored("the board is being repaired")
+            }
+            Alert::None => {
+                let expected = self.game.position().board().occupied();
+                if self.board == expected {
+                    // 2023, 7.5.3: pressing the clock without making a move.
+                    if self.profile.is_fide() && self.profile.edition() == LawEdition::Fide2023 {
+                        return self.complete_illegal(t, side, None, None);
+                    }
+                    return PressMeaning::Ignored("no move was made");
+                }
+                // A capture whose captured piece the sensors never saw leave
+                // (or missed): the press says the move is complete.
+                let cands = self.candidates(self.board, true);
+                if let Some(m) = self.pick(&cands) {
+                    self.make_move(t, m);
+                    if let Some(ply) = self.awaiting_press.take() {
+                        self.emit(t, EventKind::MoveCompleted { ply });
+                        return PressMeaning::Completed { ply };
+                    }
+                    return PressMeaning::Ignored("the move ended the game");
+                }
+                let from = self
+                    .touches
+                    .iter()
+                    .find(|x| x.piece.color == side && !self.board.contains(x.square))
+                    .map(|x| x.square);
+                let extra = self.board & !expected;
+                let to = (extra.count() == 1).then(|| extra.first()).flatten();
+                self.complete_illegal(t, side, from, to)
+            }
+        }
+    }
+
+    fn complete_illegal(
+        &mut self,
+        t: Millis,
+        side: Color,
+        from: Option<Square>,
+        to: Option<Square>,
+    ) -> PressMeaning {
+        let ruling = self.game.complete_illegal_move(side);
+        self.emit(
+            t,
+            EventKind::IllegalMove {
+                side: side.into(),
+                completed: true,
+                from,
+                to,
+                count: ruling.count,
+                article: Some(self.profile.illegal_move_article().to_owned()),
+            },
+        );
+        if let Some(end) = ruling.end {
+            self.game_over(t, end);
+        } else if self.board == self.game.position().board().occupied() {
+            self.alert = Alert::None;
+        } else {
+            self.alert = Alert::Reinstate;
+        }
+        PressMeaning::Illegal(ruling)
+    }
+
+    fn game_over(&mut self, t: Millis, end: crate::game::GameEnd) {
+        self.awaiting_press = None;
+        self.promotion = None;
+        self.emit(
+            t,
+            EventKind::GameOver {
+                result: end.result(),
+                reason: end.reason.name().to_owned(),
+            },
+        );
+    }
+
+    /// Reports an end of game decided outside the board (flag, resignation, ...).
+    pub fn ended(&mut self, t: Millis, end: crate::game::GameEnd) {
+        self.game_over(t, end);
+    }
+
+    /// The board has stood still for the settle time: conclude.
+    fn evaluate(&mut self, t: Millis) {
+        let board = self.board;
+        let placed = board & (self.lifted_since_stable | !self.stable);
+        for sq in placed {
+            self.emit(t, EventKind::PiecePlaced { square: sq });
+        }
+        self.stable = board;
+        self.lifted_since_stable = Bitboard::EMPTY;
+        self.last_change = None;
+        let jump = std::mem::take(&mut self.jump);
+
+        if !self.started || self.game.is_over() {
+            if board == self.start.position().board().occupied() {
+                self.new_game(t);
+            }
+            return;
+        }
+        let expected = self.game.position().board().occupied();
+        match self.alert.clone() {
+            Alert::Reinstate => {
+                if board == expected {
+                    self.restored(t);
+                }
+                return;
+            }
+            Alert::Displaced(squares) => {
+                if board == expected {
+                    self.restored(t);
+                } else {
+                    let now: Vec<Square> = (board ^ expected).into_iter().collect();
+                    if now != squares {
+                        self.displaced(t, now, Vec::new());
+                    }
+                }
+                return;
+            }
+            Alert::Illegal { .. } | Alert::None => {}
+        }
+        if board == expected {
+            if matches!(self.alert, Alert::Illegal { .. }) {
+                self.restored(t);
+            }
+            self.promotion = None;
+            return;
+        }
+        let cands = self.candidates(board, false);
+        if let Some(m) = self.pick(&cands) {
+            if m.is_promotion() {
+                self.promotion_on_board(t, &m);
+            } else {
+                self.make_move(t, m);
+            }
+            return;
+        }
+        self.promotion = None;
+        if self.moved_on(t, board) || self.taken_back(t, board) {
+            return;
+        }
+        if self.in_progress(board) {
+            return;
+        }
+        if jump && self.explain_jump(t, board) {
+            return;
+        }
+        self.unexplained(t, board);
+    }
+
+    fn new_game(&mut self, t: Millis) {
+        self.game = Game::new(self.start.clone(), self.profile);
+        self.started = true;
+        self.touches.clear();
+        self.turn_lifts = Bitboard::EMPTY;
+        self.awaiting_press = None;
+        self.last_move = None;
+        self.promotion = None;
+        self.promotion_choice = None;
+        self.alert = Alert::None;
+        self.emit(
+            t,
+            EventKind::GameStarted {
+                fen: self.game.fen(),
+                profile: Some(self.profile.name().to_owned()),
+            },
+        );
+    }
+
+    fn restored(&mut self, t: Millis) {
+        self.alert = Alert::None;
+        let fen = self.game.fen();
+        self.emit(t, EventKind::Restored { fen });
+    }
+
+    fn displaced(&mut self, t: Millis, squares: Vec<Square>, candidates: Vec<String>) {
+        self.alert = Alert::Displaced(squares.clone());
+        let expected_fen = self.game.fen();
+        self.emit(
+            t,
+            EventKind::Displaced {
+                squares,
+                expected_fen,
+                candidates,
+            },
+        );
+    }
+
+    /// Legal moves whose position the board shows. Unless `relaxed`, every
+    /// square the move must have emptied was seen lifted this turn.
+    fn candidates(&self, board: Bitboard, relaxed: bool) -> Vec<Move> {
+        let pos = self.game.position();
+        pos.legal_moves()
+            .into_iter()
+            .filter(|m| occupancy_after(pos, m) == board)
+            .filter(|m| relaxed || (must_lift(m) & !self.turn_lifts).is_empty())
+            .filter(|m| {
+                self.white
+                    .is_none_or(|w| colours_after(pos, m).0 == w || m.is_promotion())
+            })
+            .collect()
+    }
+
+    /// One move out of the candidates: the one that explains most of what
+    /// was lifted; among equals, the capture of the first opponent piece
+    /// touched. Promotions to different pieces count as one.
+    fn pick(&self, cands: &[Move]) -> Option<Move> {
+        let score = |m: &Move| (must_lift(m) & self.turn_lifts).count();
+        let best = cands.iter().map(score).max()?;
+        let mut best: Vec<&Move> = cands.iter().filter(|m| score(m) == best).collect();
+        if best.len() > 1
+            && let Some(theirs) = self
+                .touches
+                .iter()
+                .find(|x| x.piece.color != self.game.turn())
+        {
+            let capturing: Vec<&Move> = best
+                .iter()
+                .copied()
+                .filter(|m| captured_square(m) == Some(theirs.square))
+                .collect();
+            if !capturing.is_empty() {
+                best = capturing;
+            }
+        }
+        let first = *best[0];
+        let same_square = best
+            .iter()
+            .all(|m| m.from() == first.from() && m.to() == first.to());
+        same_square.then_some(first)
+    }
+
+    fn promotion_on_board(&mut self, t: Millis, m: &Move) {
+        let (Some(from), to) = (m.from(), m.to()) else {
+            return;
+        };
+        if let Some(role) = self.promotion_choice.take() {
+            self.make_promotion_move(t, from, to, role);
+            return;
+        }
+        if self.promotion.map(|p| (p.from, p.to)) != Some((from, to)) {
+            self.emit(t, EventKind::PromotionPending { square: to });
+        }
+        self.promotion = Some(PendingPromotion { from, to, since: t });
+    }
+
+    fn make_promotion(&mut self, t: Millis, role: Role) {
+        if let Some(p) = self.promotion.take() {
+            self.make_promotion_move(t, p.from, p.to, role);
+        }
+    }
+
+    fn make_promotion_move(&mut self, t: Millis, from: Square, to: Square, role: Role) {
+        let m = self
+            .game
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.from() == Some(from) && m.to() == to && m.promotion() == Some(role));
+        match m {
+            Some(m) => self.make_move(t, m),
+            // The chosen piece cannot be (never happens for q/r/b/n): queen.
+            None => {
+                if let Some(m) = self.game.legal_moves().into_iter().find(|m| {
+                    m.from() == Some(from) && m.to() == to && m.promotion() == Some(Role::Queen)
+                }) {
+                    self.make_move(t, m);
+                }
+            }
+        }
+    }
+
+    /// The move is made (4.6): checked against touch-move, recorded.
+    fn make_move(&mut self, t: Millis, m: Move) {
+        let before = self.game.position().clone();
+        let side = before.turn();
+        if self.profile.is_fide()
+            && let Some(breach) = touch::check(&before, &self.touches, &m)
+        {
+            self.emit(
+                t,
+                EventKind::TouchMove {
+                    side: side.into(),
+                    article: breach.article.to_owned(),
+                    square: breach.square,
+                },
+            );
+        }
+        let played = match self.game.play(&m, t) {
+            Ok(p) => p,
+            Err(_) => return,
+        };
+        let record = &self.game.moves()[played.ply - 1];
+        let event = EventKind::Move {
+            ply: played.ply,
+            side: side.into(),
+            san: record.san.to_string(),
+            uci: record.uci.to_string(),
+            fen: self.game.fen(),
+        };
+        self.emit(t, event);
+        self.touches.clear();
+        self.turn_lifts = Bitboard::EMPTY;
+        self.adjusting = false;
+        self.promotion = None;
+        self.promotion_choice = None;
+        self.alert = Alert::None;
+        self.last_move = Some(LastMove { before, mv: m });
+        for claim in played.claimable {
+            self.emit(
+                t,
+                EventKind::DrawClaimable {
+                    reason: claim.name().to_owned(),
+                },
+            );
+        }
+        if let Some(end) = played.end {
+            self.emit(t, EventKind::MoveCompleted { ply: played.ply });
+            self.game_over(t, end);
+        } else if self.config.completion == Completion::Settle {
+            self.awaiting_press = None;
+            self.emit(t, EventKind::MoveCompleted { ply: played.ply });
+        } else {
+            self.awaiting_press = Some(played.ply);
+        }
+    }
+
+    /// A piece of the last move lifted again and put elsewhere. FIDE: the
+    /// first move stands (4.6 of 2005, 4.7 of 2023; after rook-first
+    /// castling 4.4b); casual: the move is corrected.
+    fn moved_on(&mut self, t: Millis, board: Bitboard) -> bool {
+        let Some(last) = self.last_move.clone() else {
+            return false;
+        };
+        if self.game.moves().last().map(|m| m.mv) != Some(last.mv) || !self.touches.is_empty() {
+            return false;
+        }
+        let correction = last.before.legal_moves().into_iter().find(|m| {
+            *m != last.mv
+                && !(moving_from(m) & moving_from(&last.mv)).is_empty()
+                && occupancy_after(&last.before, m) == board
+        });
+        let Some(correction) = correction else {
+            return false;
+        };
+        let side = last.before.turn();
+        if self.profile.is_fide() {
+            let article = if correction.is_castle() {
+                "4.4b"
+            } else if self.profile.edition() == LawEdition::Fide2005 {
+                "4.6"
+            } else {
+                "4.7"
+            };
+            let square = if correction.is_castle() {
+                last.mv.from().unwrap_or(last.mv.to())
+            } else {
+                last.mv.to()
+            };
+            self.emit(
+                t,
+                EventKind::TouchMove {
+                    side: side.into(),
+                    article: article.to_owned(),
+                    square,
+                },
+            );
+            let expected = self.game.position().board().occupied();
+            self.displaced(t, (board ^ expected).into_iter().collect(), Vec::new());
+        } else {
+            if self.game.take_back(1).is_err() {
+                return false;
+            }
+            self.emit(
+                t,
+                EventKind::Takeback {
+                    ply: self.game.ply(),
+                    fen: self.game.fen(),
+                },
+            );
+            self.awaiting_press = None;
+            self.make_move(t, correction);
+        }
+        true
+    }
+
+    /// Casual play: the board shows an earlier position of the game.
+    fn taken_back(&mut self, t: Millis, board: Bitboard) -> bool {
+        if !self.profile.allows_takeback() {
+            return false;
+        }
+        for n in 1..=self.game.ply().min(2) {
+            let Some(before) = self.game.position_before(n) else {
+                break;
+            };
+            if before.board().occupied() == board
+                && self.white.is_none_or(|w| w == before.board().white())
+            {
+                if self.game.take_back(n).is_err() {
+                    return false;
+                }
+                self.touches.clear();
+                self.turn_lifts = Bitboard::EMPTY;
+                self.awaiting_press = None;
+                self.last_move = None;
+                self.emit(
+                    t,
+                    EventKind::Takeback {
+                        ply: self.game.ply(),
+                        fen: self.game.fen(),
+                    },
+                );
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A move in progress explains the board: pieces in the hand that may
+    /// be moved or captured, or part of one legal move done (a king beside
+    /// its rook when castling, a pawn on the en passant square before the
+    /// captured pawn is taken away).
+    fn in_progress(&self, board: Bitboard) -> bool {
+        let pos = self.game.position();
+        let expected = pos.board().occupied();
+        let missing = expected & !board;
+        let extra = board & !expected;
+        if extra.is_empty() {
+            return missing.into_iter().all(|sq| {
+                pos.board()
+                    .color_at(sq)
+                    .is_some_and(|c| touch::lift_explained(pos, sq, c))
+            });
+        }
+        let diff = board ^ expected;
+        pos.legal_moves().iter().any(|m| {
+            let arrivals = occupancy_after(pos, m) & !expected;
+            (diff & !involved(pos, m)).is_empty() && (extra & !arrivals).is_empty()
+        })
+    }
+
+    fn explain_jump(&mut self, t: Millis, board: Bitboard) -> bool {
+        let pos = self.game.position().clone();
+        match missed::search(&pos, board, self.white, self.config.max_missed_plies) {
+            missed::Explanation::Unique(plies) => {
+                for m in plies {
+                    self.touches.clear();
+                    self.turn_lifts = Bitboard::EMPTY;
+                    self.make_move(t, m);
+                    if let Some(ply) = self.awaiting_press.take() {
+                        // Completed: later plies were made after it.
+                        self.emit(t, EventKind::MoveCompleted { ply });
+                    }
+                    if self.game.is_over() {
+                        break;
+                    }
+                }
+                true
+            }
+            missed::Explanation::Ambiguous(lines) => {
+                let mode = self.game.castling_mode();
+                let candidates = lines
+                    .iter()
+                    .map(|line| {
+                        line.iter()
+                            .map(|m| m.to_uci(mode).to_string())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect();
+                let expected = pos.board().occupied();
+                self.displaced(t, (board ^ expected).into_iter().collect(), candidates);
+                true
+            }
+            missed::Explanation::None => false,
+        }
+    }
+
+    /// Nothing explains the board: an illegal move if the player having
+    /// the move released one of his touched pieces somewhere, else displaced.
+    fn unexplained(&mut self, t: Millis, board: Bitboard) {
+        let pos = self.game.position();
+        let expected = pos.board().occupied();
+        let extra = board & !expected;
+        let side = pos.turn();
+        let from = self
+            .touches
+            .iter()
+            .find(|x| x.piece.color == side && !board.contains(x.square))
+            .map(|x| x.square);
+        if !extra.is_empty() && from.is_some() && self.awaiting_press.is_none() {
+            let to = (extra.count() == 1).then(|| extra.first()).flatten();
+            let alert = Alert::Illegal { from, to };
+            if self.alert != alert {
+                self.alert = alert;
+                let count = self.game.illegal_moves(side);
+                self.emit(
+                    t,
+                    EventKind::IllegalMove {
+                        side: Side::from(side),
+                        completed: false,
+                        from,
+                        to,
+                        count,
+                        article: Some(self.profile.illegal_move_article().to_owned()),
+                    },
+                );
+            }
+            return;
+        }
+        self.displaced(t, (board ^ expected).into_iter().collect(), Vec::new());
+    }
+}

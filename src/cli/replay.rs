@@ -1,0 +1,197 @@
+//! `touchmove replay`: runs a trace through the session in virtual time.
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::Millis;
+use crate::clock::TimeControl;
+use crate::events::Event;
+use crate::filter::Classify;
+use crate::game::pgn::{self, Tags};
+use crate::game::{Profile, Start};
+use crate::inference::{Completion, InferenceConfig};
+use crate::sensors::Scan;
+use crate::sensors::trace::{self, Record, Trace};
+use crate::session::{Session, SessionConfig};
+
+/// Arguments of `touchmove replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The trace file (format v1).
+    pub trace: PathBuf,
+    /// Print one JSON event per line (the default when --pgn is not given).
+    #[arg(long)]
+    pub events: bool,
+    /// Print the game as PGN.
+    #[arg(long)]
+    pub pgn: bool,
+    /// Rules profile (overrides the trace header): fide-standard, fide-rapid,
+    /// fide-blitz, fide-2005, casual.
+    #[arg(long)]
+    pub profile: Option<Profile>,
+    /// Start position, FEN or X-FEN (overrides the trace header).
+    #[arg(long)]
+    pub start_fen: Option<String>,
+    /// Calibration profile for `hall` traces.
+    #[arg(long)]
+    pub calibration: Option<PathBuf>,
+    /// Time control of the clock touchmove keeps, e.g. `90+30`, `40/90,30+30`,
+    /// or the PGN form `5400+30`.
+    #[arg(long)]
+    pub time_control: Option<String>,
+    /// How long a piece must stand on a square to count as released (ms).
+    #[arg(long)]
+    pub settle_ms: Option<Millis>,
+}
+
+/// Parses a time control in the human or the PGN form.
+pub fn parse_time_control(text: &str) -> anyhow::Result<TimeControl> {
+    match TimeControl::parse_human(text) {
+        Ok(tc) => Ok(tc),
+        Err(human) => match TimeControl::parse_pgn(text) {
+            Ok(crate::clock::TimeControlTag::Timed(tc)) => Ok(tc),
+            Ok(_) => anyhow::bail!("time control {text:?} has no time to keep"),
+            Err(_) => Err(human.into()),
+        },
+    }
+}
+
+/// What a replay produced.
+#[derive(Debug)]
+pub struct Replayed {
+    pub events: Vec<Event>,
+    pub session: Session,
+    pub time_control: Option<TimeControl>,
+}
+
+/// Sets up a session for `trace` from its header and the overrides.
+pub fn session_for(
+    trace: &Trace,
+    profile: Option<Profile>,
+    start_fen: Option<&str>,
+    time_control: Option<TimeControl>,
+    settle_ms: Option<Millis>,
+    classifier: Option<Box<dyn Classify>>,
+) -> anyhow::Result<Session> {
+    let profile = match profile {
+        Some(p) => p,
+        None => match &trace.header.profile {
+            Some(name) => name.parse().context("the trace's `#! profile:` header")?,
+            None => Profile::FideStandard,
+        },
+    };
+    let start = match start_fen.or(trace.header.start_fen.as_deref()) {
+        Some(fen) => Start::parse(fen)?,
+        None => Start::standard(),
+    };
+    let has_clock = trace
+        .records
+        .iter()
+        .any(|r| matches!(r.record, Record::Clock(_)));
+    let mut inference = InferenceConfig {
+        completion: if has_clock || time_control.is_some() {
+            Completion::ClockPress
+        } else {
+            Completion::Settle
+        },
+        ..InferenceConfig::default()
+    };
+    if let Some(ms) = settle_ms {
+        inference.settle_ms = ms;
+    }
+    let config = SessionConfig {
+        start,
+        profile,
+        inference,
+        time_control,
+        ..SessionConfig::default()
+    };
+    Ok(Session::new(config, classifier))
+}
+
+/// Runs every record of `trace` through `session` in virtual time; after
+/// the last record, time runs on until the board's timers have fired.
+pub fn drive(session: &mut Session, trace: &Trace, file: &str) -> anyhow::Result<Vec<Event>> {
+    let mut events = Vec::new();
+    for (i, record) in trace.records.iter().enumerate() {
+        let t = record.t;
+        match &record.record {
+            Record::Occupancy(bb) => session
+                .scan(t, &Scan::Occupancy(*bb), &mut events)
+                .with_context(|| format!("{file}: record {}", i + 1))?,
+            Record::Hall(values) => session
+                .scan(t, &Scan::Analog(values.clone()), &mut events)
+                .with_context(|| format!("{file}: record {} (hall)", i + 1))?,
+            Record::Clock(side) => session.clock_button(t, *side, &mut events),
+            Record::Promote(role) => session.promote(t, *role, &mut events),
+        }
+    }
+    while let Some(deadline) = session.next_board_deadline() {
+        session.advance(deadline, &mut events);
+    }
+    Ok(events)
+}
+
+/// Replays a trace file as `touchmove replay` does.
+pub fn replay_file(args: &ReplayArgs) -> anyhow::Result<Replayed> {
+    let trace = trace::read(&args.trace)?;
+    let file = args.trace.display().to_string();
+    let time_control = args
+        .time_control
+        .as_deref()
+        .map(parse_time_control)
+        .transpose()?;
+    let classifier: Option<Box<dyn Classify>> = match &args.calibration {
+        Some(path) => {
+            let calibration = crate::cli::calibrate::load_calibration(path)?;
+            Some(Box::new(crate::filter::hall::HallClassifier::new(
+                &calibration,
+            )))
+        }
+        None => None,
+    };
+    let mut session = session_for(
+        &trace,
+        args.profile,
+        args.start_fen.as_deref(),
+        time_control.clone(),
+        args.settle_ms,
+        classifier,
+    )?;
+    let events = drive(&mut session, &trace, &file)?;
+    Ok(Replayed {
+        events,
+        session,
+        time_control,
+    })
+}
+
+/// The PGN of a replayed game.
+pub fn pgn_of(replayed: &Replayed) -> String {
+    let tags = Tags {
+        event: "touchmove replay".into(),
+        time_control: replayed.time_control.as_ref().map(TimeControl::to_pgn),
+        ..Tags::default()
+    };
+    pgn::write(replayed.session.game(), &tags)
+}
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    // Everything is concluded before anything is printed: a malformed
+    // trace prints nothing on standard output.
+    let replayed = replay_file(&args)?;
+    let mut text = String::new();
+    if args.events || !args.pgn {
+        for e in &replayed.events {
+            text.push_str(&e.to_json());
+            text.push('\n');
+        }
+    }
+    if args.pgn {
+        text.push_str(&pgn_of(&replayed));
+    }
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! Moves made while the sensors were not read: short sequences of legal
+//! plies that explain a board that jumped, searched guided by the squares
+//! that differ (not by brute force).
+use shakmaty::{Bitboard, Chess, Color, Move, Position};
+
+use super::board_math::{moving_from, occupancy_after};
+use crate::game::repetition::PositionKey;
+
+/// What the search concluded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Explanation {
+    /// One position explains the board; these plies lead to it.
+    Unique(Vec<Move>),
+    /// Several positions explain it (at the fewest plies that explain it).
+    Ambiguous(Vec<Vec<Move>>),
+    /// No sequence of up to the limit explains it.
+    None,
+}
+
+/// The most sequences collected before giving up on uniqueness.
+const MAX_SOLUTIONS: usize = 8;
+
+/// Searches sequences of 1 to `max_plies` legal plies from `pos` whose
+/// final occupancy is `target` (and, when the board tells colours, whose
+/// white pieces stand on `white`). The fewest plies that explain the board
+/// win (parsimony); among those the explanation must be one position.
+pub fn search(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    max_plies: usize,
+) -> Explanation {
+    for depth in 1..=max_plies {
+        let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
+        let mut path = Vec::with_capacity(depth);
+        dfs(
+            pos,
+            target,
+            white,
+            depth,
+            Bitboard::EMPTY,
+            &mut path,
+            &mut found,
+        );
+        if found.is_empty() {
+            continue;
+        }
+        let first = found[0].0.clone();
+        if found.iter().all(|(k, _)| *k == first) {
+            return Explanation::Unique(found.swap_remove(0).1);
+        }
+        let mut distinct: Vec<(PositionKey, Vec<Move>)> = Vec::new();
+        for (k, p) in found {
+            if !distinct.iter().any(|(d, _)| *d == k) {
+                distinct.push((k, p));
+            }
+        }
+        return Explanation::Ambiguous(distinct.into_iter().map(|(_, p)| p).collect());
+    }
+    Explanation::None
+}
+
+fn dfs(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    remaining: usize,
+    entered: Bitboard,
+    path: &mut Vec<Move>,
+    found: &mut Vec<(PositionKey, Vec<Move>)>,
+) {
+    if found.len() >= MAX_SOLUTIONS {
+        return;
+    }
+    let occ = pos.board().occupied();
+    if remaining == 0 {
+        if occ == target && white.is_none_or(|w| w == pos.board().white()) {
+            found.push((PositionKey::of(pos), path.clone()));
+        }
+        return;
+    }
+    if !reachable(pos, target, remaining) {
+        return;
+    }
+    let diff = occ ^ target;
+    for m in pos.legal_moves() {
+        // Guided: a piece leaves a square that must change, or moves again.
+        if (moving_from(&m) & (diff | entered)).is_empty() {
+            continue;
+        }
+        let after = occupancy_after(pos, &m);
+        // On the last ply every square must come right.
+        if remaining == 1 && after != target {
+            continue;
+        }
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        let arrived = after & !occ;
+        path.push(m);
+        dfs(
+            &next,
+            target,
+            white,
+            remaining - 1,
+            entered | arrived,
+            path,
+            found,
+        );
+        path.pop();
+    }
+}
+
+/// A lower bound on the plies needed: each ply vacates at most one square
+/// of the mover (two when castling) and fills at most one (two when
+/// castling), and the pieces to be taken need a capture each.
+fn reachable(pos: &Chess, target: Bitboard, remaining: usize) -> bool {
+    let board = pos.board();
+    let occ = board.occupied();
+    let must_empty = occ & !target;
+    let must_fill = target & !occ;
+    let captures = occ.count().saturating_sub(target.count());
+    if captures > remaining || must_fill.count() > 2 * remaining {
+        return false;
+    }
+    let us = pos.turn();
+    let ours = remaining.div_ceil(2);
+    let theirs = remaining / 2;
+    let plies = |c: Color| if c == us { ours } else { theirs };
+    for color in Color::ALL {
+        let stranded = (must_empty & board.by_color(color)).count();
+        if stranded > 2 * plies(color) {
+            return false;
+        }
+    }
+    must_fill.count() + must_empty.count() <= 4 * remaining
+}

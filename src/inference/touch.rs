@@ -1,0 +1,114 @@
+//! Touch-move (Articles 4.3 and 4.4): which obligation the first pieces
+//! touched in a turn created, and whether the move made kept it.
+use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square};
+
+use super::board_math::{captured_square, moving_from};
+
+/// A piece lifted in the current turn (the sensor board's touch, F.2.2 of 2005).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Touch {
+    pub square: Square,
+    pub piece: Piece,
+}
+
+/// A broken obligation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Breach {
+    pub article: &'static str,
+    pub square: Square,
+}
+
+/// Checks `m`, made by the side to move in `pos`, against the pieces that
+/// side touched this turn (in order). Only the first own and first
+/// opponent piece bind (4.3); king then rook binds to castle (4.4a); rook
+/// then king forbids castling on that side (4.4b).
+pub fn check(pos: &Chess, touches: &[Touch], m: &Move) -> Option<Breach> {
+    let us = pos.turn();
+    let own: Vec<&Touch> = touches.iter().filter(|t| t.piece.color == us).collect();
+    let first_own = own.first().copied();
+    let first_theirs = touches.iter().find(|t| t.piece.color != us);
+    let legal = pos.legal_moves();
+    let moved = moving_from(m);
+
+    // 4.4b: rook, then king, and castling made with that rook.
+    if let Move::Castle { king, rook } = *m {
+        let rook_at = own.iter().position(|t| t.square == rook);
+        let king_at = own.iter().position(|t| t.square == king);
+        if let (Some(r), Some(k)) = (rook_at, king_at)
+            && r < k
+        {
+            return Some(Breach {
+                article: "4.4b",
+                square: rook,
+            });
+        }
+    }
+
+    // 4.4a: king first, then a rook it could castle with: must castle.
+    if let Some(first) = first_own
+        && first.piece.role == Role::King
+        && !m.is_castle()
+    {
+        for t in own.iter().skip(1) {
+            if t.piece.role == Role::Rook
+                && legal
+                    .iter()
+                    .any(|c| matches!(*c, Move::Castle { king, rook } if king == first.square && rook == t.square))
+            {
+                return Some(Breach {
+                    article: "4.4a",
+                    square: first.square,
+                });
+            }
+        }
+    }
+
+    // 4.3c: an own and an opponent piece touched: capture it with that
+    // piece if that is legal.
+    if let (Some(mine), Some(theirs)) = (first_own, first_theirs) {
+        let required =
+            |c: &Move| c.from() == Some(mine.square) && captured_square(c) == Some(theirs.square);
+        if legal.iter().any(required) && !required(m) {
+            return Some(Breach {
+                article: "4.3c",
+                square: mine.square,
+            });
+        }
+    }
+
+    // 4.3a: the first own piece touched must be moved if it can be.
+    if let Some(mine) = first_own
+        && !moved.contains(mine.square)
+        && legal.iter().any(|c| moving_from(c).contains(mine.square))
+    {
+        return Some(Breach {
+            article: "4.3a",
+            square: mine.square,
+        });
+    }
+
+    // 4.3b: the first opponent piece touched must be captured if it can be.
+    if let Some(theirs) = first_theirs
+        && captured_square(m) != Some(theirs.square)
+        && legal
+            .iter()
+            .any(|c| captured_square(c) == Some(theirs.square))
+    {
+        return Some(Breach {
+            article: "4.3b",
+            square: theirs.square,
+        });
+    }
+    None
+}
+
+/// Whether a lifted piece of `side` is explained by a move in progress:
+/// an own piece that can move, or an opponent piece that can be captured.
+pub fn lift_explained(pos: &Chess, square: Square, color: Color) -> bool {
+    let legal = pos.legal_moves();
+    if color == pos.turn() {
+        legal.iter().any(|m| moving_from(m).contains(square))
+    } else {
+        legal.iter().any(|m| captured_square(m) == Some(square))
+    }
+}
