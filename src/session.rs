@@ -126,10 +126,16 @@ impl Session {
     ) -> Result<(), FilterError> {
         self.advance(t, out);
         let first = !self.filter.is_started();
+        let raw_before = self.filter.raw();
         self.changes.clear();
         self.faults.clear();
         self.filter
             .scan(t, scan, &mut self.changes, &mut self.faults)?;
+        let flicker = raw_before ^ self.filter.raw();
+        if !first && flicker.any() {
+            // Raw activity the debounce suppressed still shows where a hand was.
+            self.inference.flicker(t, flicker);
+        }
         if first {
             self.inference
                 .initial(t, self.filter.settled(), self.filter.settled_colours());

@@ -22,6 +22,10 @@ use board_math::{
 };
 use touch::Touch;
 
+/// Raw toggles of one square in a turn that count as a hand lifting its
+/// piece: a piece pushed off bounces several times; an EMI glitch toggles twice.
+const FLICKER_TOGGLES: u8 = 3;
+
 /// When a move is completed (Article 6.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
@@ -114,6 +118,11 @@ pub struct Inference {
     jump: bool,
     touches: Vec<Touch>,
     turn_lifts: Bitboard,
+    /// Squares whose raw reading changed this turn, even too briefly for
+    /// the debounce: a captured piece pushed off its square by the
+    /// capturing one may leave it empty for only a few milliseconds.
+    turn_flicker: Bitboard,
+    flicker_count: [u8; 64],
     awaiting_press: Option<usize>,
     last_move: Option<LastMove>,
     promotion: Option<PendingPromotion>,
@@ -140,6 +149,8 @@ impl Inference {
             jump: false,
             touches: Vec::new(),
             turn_lifts: Bitboard::EMPTY,
+            turn_flicker: Bitboard::EMPTY,
+            flicker_count: [0; 64],
             awaiting_press: None,
             last_move: None,
             promotion: None,
@@ -291,6 +302,23 @@ impl Inference {
             } else if self.awaiting_press.is_none() {
                 self.touches.push(Touch { square: sq, piece });
             }
+        }
+    }
+
+    /// Raw activity on these squares at `t` (before debouncing). A square
+    /// that toggles a few times in a turn counts as lifted for the moves
+    /// that capture on it; a single glitch does not. Activity also asks
+    /// for a fresh look once the board has settled.
+    pub fn flicker(&mut self, t: Millis, squares: Bitboard) {
+        for sq in squares {
+            let n = &mut self.flicker_count[sq as usize];
+            *n = n.saturating_add(1);
+            if *n >= FLICKER_TOGGLES {
+                self.turn_flicker.add(sq);
+            }
+        }
+        if self.started && self.last_change.is_none_or(|last| last < t) {
+            self.last_change = Some(t);
         }
     }
 
@@ -494,6 +522,8 @@ impl Inference {
         self.started = true;
         self.touches.clear();
         self.turn_lifts = Bitboard::EMPTY;
+        self.turn_flicker = Bitboard::EMPTY;
+        self.flicker_count = [0; 64];
         self.awaiting_press = None;
         self.last_move = None;
         self.promotion = None;
@@ -534,7 +564,9 @@ impl Inference {
         pos.legal_moves()
             .into_iter()
             .filter(|m| occupancy_after(pos, m) == board)
-            .filter(|m| relaxed || (must_lift(m) & !self.turn_lifts).is_empty())
+            .filter(|m| {
+                relaxed || (must_lift(m) & !(self.turn_lifts | self.turn_flicker)).is_empty()
+            })
             .filter(|m| {
                 self.white
                     .is_none_or(|w| colours_after(pos, m).0 == w || m.is_promotion())
@@ -546,7 +578,7 @@ impl Inference {
     /// was lifted; among equals, the capture of the first opponent piece
     /// touched. Promotions to different pieces count as one.
     fn pick(&self, cands: &[Move]) -> Option<Move> {
-        let score = |m: &Move| (must_lift(m) & self.turn_lifts).count();
+        let score = |m: &Move| (must_lift(m) & (self.turn_lifts | self.turn_flicker)).count();
         let best = cands.iter().map(score).max()?;
         let mut best: Vec<&Move> = cands.iter().filter(|m| score(m) == best).collect();
         if best.len() > 1
@@ -641,6 +673,8 @@ impl Inference {
         self.emit(t, event);
         self.touches.clear();
         self.turn_lifts = Bitboard::EMPTY;
+        self.turn_flicker = Bitboard::EMPTY;
+        self.flicker_count = [0; 64];
         self.adjusting = false;
         self.promotion = None;
         self.promotion_choice = None;
@@ -741,6 +775,8 @@ impl Inference {
                 }
                 self.touches.clear();
                 self.turn_lifts = Bitboard::EMPTY;
+                self.turn_flicker = Bitboard::EMPTY;
+                self.flicker_count = [0; 64];
                 self.awaiting_press = None;
                 self.last_move = None;
                 self.emit(
@@ -786,6 +822,8 @@ impl Inference {
                 for m in plies {
                     self.touches.clear();
                     self.turn_lifts = Bitboard::EMPTY;
+                    self.turn_flicker = Bitboard::EMPTY;
+                    self.flicker_count = [0; 64];
                     self.make_move(t, m);
                     if let Some(ply) = self.awaiting_press.take() {
                         // Completed: later plies were made after it.

@@ -1,0 +1,120 @@
+//! Shared helpers of the inference tests: run synthesized traces through
+//! the session and compare with the source moves.
+#![allow(dead_code)]
+use shakmaty::{Chess, Move, uci::UciMove};
+use touchmove::cli::replay::{drive, session_for};
+use touchmove::events::{Event, EventKind};
+use touchmove::game::Profile;
+use touchmove::session::Session;
+use touchmove::synth::{HandStyle, Synthesized};
+
+pub struct Outcome {
+    pub events: Vec<Event>,
+    pub session: Session,
+}
+
+pub fn run(synth: &Synthesized, profile: Option<Profile>) -> Outcome {
+    let mut session = session_for(&synth.trace, profile, None, None, None, None).unwrap();
+    let events = drive(&mut session, &synth.trace, "synth").unwrap();
+    Outcome { events, session }
+}
+
+pub fn alerts(events: &[Event]) -> Vec<&Event> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::IllegalMove { .. }
+                    | EventKind::TouchMove { .. }
+                    | EventKind::Displaced { .. }
+                    | EventKind::SensorFault { .. }
+            )
+        })
+        .collect()
+}
+
+pub fn played_uci(session: &Session) -> Vec<String> {
+    session
+        .game()
+        .moves()
+        .iter()
+        .map(|m| m.uci.to_string())
+        .collect()
+}
+
+pub fn source_uci(start: &Chess, moves: &[Move]) -> Vec<String> {
+    let mode = if touchmove::game::Start::from_fen(&touchmove::game::fen_of(start))
+        .map(|s| s.is_chess960())
+        .unwrap_or(false)
+    {
+        shakmaty::CastlingMode::Chess960
+    } else {
+        shakmaty::CastlingMode::Standard
+    };
+    moves
+        .iter()
+        .map(|m| UciMove::from_move(*m, mode).to_string())
+        .collect()
+}
+
+/// Replays `moves` under `style` and checks the record equals the source
+/// (up to where the Laws end the game) with no alert. Returns a
+/// description of the first discrepancy.
+pub fn check_clean(
+    start: &Chess,
+    moves: &[Move],
+    style: &HandStyle,
+    seed: u64,
+) -> Result<(), String> {
+    let synth = touchmove::synth::synthesize(start, moves, style, seed);
+    let out = run(&synth, None);
+    let played = played_uci(&out.session);
+    let source = source_uci(start, moves);
+    let alerts = alerts(&out.events);
+    let ok_prefix = played.len() <= source.len() && played[..] == source[..played.len()];
+    let complete = played.len() == source.len() || out.session.game().is_over();
+    if !alerts.is_empty() || !ok_prefix || !complete {
+        let first_bad = played
+            .iter()
+            .zip(&source)
+            .position(|(a, b)| a != b)
+            .unwrap_or(played.len().min(source.len()));
+        return Err(format!(
+            "style {} seed {seed}: played {} of {} plies, first difference at ply {}; alerts: {:?}\n{}",
+            style.name,
+            played.len(),
+            source.len(),
+            first_bad + 1,
+            alerts
+                .iter()
+                .take(3)
+                .map(|e| e.to_json())
+                .collect::<Vec<_>>(),
+            window(&synth, &out.events, first_bad + 1)
+        ));
+    }
+    Ok(())
+}
+
+fn window(synth: &Synthesized, events: &[Event], ply: usize) -> String {
+    let Some(m) = synth.moves.get(ply.saturating_sub(1)) else {
+        return String::new();
+    };
+    let (from, to) = (m.first_lift.saturating_sub(3000), m.last_release + 3000);
+    let mut s = format!(
+        "ply {ply} {} window {}..{}\n",
+        m.uci, m.first_lift, m.last_release
+    );
+    for r in &synth.trace.records {
+        if r.t >= from && r.t <= to {
+            s.push_str(&format!("  {r}\n"));
+        }
+    }
+    for e in events {
+        if e.t_ms >= from && e.t_ms <= to {
+            s.push_str(&format!("  > {}\n", e.to_json()));
+        }
+    }
+    s
+}
