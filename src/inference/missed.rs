@@ -18,7 +18,11 @@ pub enum Explanation {
 }
 
 /// The most sequences collected before giving up on uniqueness.
-const MAX_SOLUTIONS: usize = 8;
+const MAX_SOLUTIONS: usize = 32;
+
+/// Up to this many plies, pieces that do not stand on a changed square may
+/// move too (and come back later).
+const ROAM_DEPTH: usize = 4;
 
 /// Searches sequences of 1 to `max_plies` legal plies from `pos` whose
 /// final occupancy is `target` (and, when the board tells colours, whose
@@ -33,11 +37,15 @@ pub fn search(
     for depth in 1..=max_plies {
         let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
         let mut path = Vec::with_capacity(depth);
+        // A piece may step away and come back (a tempo move) only in short
+        // searches: it widens every ply to all legal moves.
+        let roam = depth <= ROAM_DEPTH;
         dfs(
             pos,
             target,
             white,
             depth,
+            roam,
             Bitboard::EMPTY,
             &mut path,
             &mut found,
@@ -60,11 +68,13 @@ pub fn search(
     Explanation::None
 }
 
+#[allow(clippy::too_many_arguments)]
 fn dfs(
     pos: &Chess,
     target: Bitboard,
     white: Option<Bitboard>,
     remaining: usize,
+    roam: bool,
     entered: Bitboard,
     path: &mut Vec<Move>,
     found: &mut Vec<(PositionKey, Vec<Move>)>,
@@ -85,7 +95,7 @@ fn dfs(
     let diff = occ ^ target;
     for m in pos.legal_moves() {
         // Guided: a piece leaves a square that must change, or moves again.
-        if (moving_from(&m) & (diff | entered)).is_empty() {
+        if (moving_from(&m) & (diff | entered)).is_empty() && !(roam && remaining >= 3) {
             continue;
         }
         let after = occupancy_after(pos, &m);
@@ -102,6 +112,7 @@ fn dfs(
             target,
             white,
             remaining - 1,
+            roam,
             entered | arrived,
             path,
             found,

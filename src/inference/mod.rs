@@ -26,6 +26,11 @@ use touch::Touch;
 /// piece: a piece pushed off bounces several times; an EMI glitch toggles twice.
 const FLICKER_TOGGLES: u8 = 3;
 
+/// How long pieces may be missing with nothing explaining it before the
+/// board is reported displaced: long enough for the opponent to be seen
+/// answering a capture the sensors missed, short enough for an arbiter.
+const MISSING_GRACE_MS: Millis = 1500;
+
 /// When a move is completed (Article 6.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
@@ -123,6 +128,12 @@ pub struct Inference {
     /// capturing one may leave it empty for only a few milliseconds.
     turn_flicker: Bitboard,
     flicker_count: [u8; 64],
+    /// Per square, this turn: when its piece was last lifted, and when it
+    /// last changed at all (lifted, placed, flickered).
+    lifted_at: [Option<Millis>; 64],
+    active_at: [Option<Millis>; 64],
+    /// Since when pieces have been missing with nothing explaining it.
+    missing_since: Option<Millis>,
     awaiting_press: Option<usize>,
     last_move: Option<LastMove>,
     promotion: Option<PendingPromotion>,
@@ -151,6 +162,9 @@ impl Inference {
             turn_lifts: Bitboard::EMPTY,
             turn_flicker: Bitboard::EMPTY,
             flicker_count: [0; 64],
+            lifted_at: [None; 64],
+            active_at: [None; 64],
+            missing_since: None,
             awaiting_press: None,
             last_move: None,
             promotion: None,
@@ -211,10 +225,11 @@ impl Inference {
             (Some(p), Completion::Settle) => Some(p.since + self.config.promotion_wait_ms),
             _ => None,
         };
-        match (settle, promotion) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let missing = self
+            .missing_since
+            .filter(|_| self.last_change.is_none())
+            .map(|t| t + MISSING_GRACE_MS);
+        [settle, promotion, missing].into_iter().flatten().min()
     }
 
     /// Time reached `t`: conclude what has settled.
@@ -223,6 +238,12 @@ impl Inference {
             && t >= last + self.config.settle_ms
         {
             self.evaluate(last + self.config.settle_ms);
+        }
+        if let Some(since) = self.missing_since
+            && self.last_change.is_none()
+            && t >= since + MISSING_GRACE_MS
+        {
+            self.evaluate(since + MISSING_GRACE_MS);
         }
         if let Some(p) = self.promotion
             && self.config.completion == Completion::Settle
@@ -260,6 +281,7 @@ impl Inference {
             }
             Change::Placed(colour) => {
                 self.board.add(sq);
+                self.active_at[sq as usize] = Some(c.t);
                 if let Some(w) = &mut self.white {
                     w.set(sq, colour == Some(Color::White));
                 }
@@ -271,6 +293,8 @@ impl Inference {
     /// A piece that stood on `sq` left it: the sensor board's touch.
     fn lifted(&mut self, t: Millis, sq: Square) {
         self.lifted_since_stable.add(sq);
+        self.lifted_at[sq as usize] = Some(t);
+        self.active_at[sq as usize] = Some(t);
         let piece = self.game.position().board().piece_at(sq);
         self.emit(
             t,
@@ -300,7 +324,12 @@ impl Inference {
                 // An adjustment announced beforehand (4.2): not a touch.
                 self.adjusting = false;
             } else if self.awaiting_press.is_none() {
-                self.touches.push(Touch { square: sq, piece });
+                let with = self.game.position().board().occupied() & !self.board;
+                self.touches.push(Touch {
+                    square: sq,
+                    piece,
+                    with: with.without(sq),
+                });
             }
         }
     }
@@ -311,6 +340,7 @@ impl Inference {
     /// for a fresh look once the board has settled.
     pub fn flicker(&mut self, t: Millis, squares: Bitboard) {
         for sq in squares {
+            self.active_at[sq as usize] = Some(t);
             let n = &mut self.flicker_count[sq as usize];
             *n = n.saturating_add(1);
             if *n >= FLICKER_TOGGLES {
@@ -452,6 +482,7 @@ impl Inference {
     /// The board has stood still for the settle time: conclude.
     fn evaluate(&mut self, t: Millis) {
         let board = self.board;
+        let changed = board != self.stable || self.lifted_since_stable.any();
         let placed = board & (self.lifted_since_stable | !self.stable);
         for sq in placed {
             self.emit(t, EventKind::PiecePlaced { square: sq });
@@ -460,6 +491,8 @@ impl Inference {
         self.lifted_since_stable = Bitboard::EMPTY;
         self.last_change = None;
         let jump = std::mem::take(&mut self.jump);
+        // Set again below if the board is still unexplained.
+        let missing_since = self.missing_since.take();
 
         if !self.started || self.game.is_over() {
             if board == self.start.position().board().occupied() {
@@ -505,16 +538,62 @@ impl Inference {
             return;
         }
         self.promotion = None;
-        if self.moved_on(t, board) || self.taken_back(t, board) {
+        if self.in_progress(board) {
             return;
         }
-        if self.in_progress(board) {
+        if self.moved_on(t, board) || self.taken_back(t, board) {
             return;
         }
         if jump && self.explain_jump(t, board) {
             return;
         }
+        // Without a jump, a move the sensors missed (a capture whose
+        // captured piece never read empty) and the reply to it.
+        if !jump && self.explain_missed_reply(t, board) {
+            return;
+        }
+        let expected = self.game.position().board().occupied();
+        let missing_only = (board & !expected).is_empty();
+        if missing_only {
+            // The grace runs from the last change: a hand still at work
+            // (the opponent answering) is not a displaced board yet.
+            let since = match missing_since {
+                Some(since) if !changed => since,
+                _ => t,
+            };
+            if t < since + MISSING_GRACE_MS {
+                self.missing_since = Some(since);
+                return;
+            }
+            // Pieces gone and nothing moving: a capture the sensors missed
+            // (its captured piece never read empty), perhaps answered?
+            if self.explain_jump_within(t, board, 2) {
+                return;
+            }
+        }
         self.unexplained(t, board);
+    }
+
+    fn explain_missed_reply(&mut self, t: Millis, board: Bitboard) -> bool {
+        let pos = self.game.position().clone();
+        let Some(plies) = (match missed::search(&pos, board, self.white, 2) {
+            missed::Explanation::Unique(plies) if plies.len() == 2 => Some(plies),
+            _ => None,
+        }) else {
+            return false;
+        };
+        for m in plies {
+            self.touches.clear();
+            self.turn_lifts = Bitboard::EMPTY;
+            self.make_move(t, m);
+            if let Some(ply) = self.awaiting_press.take() {
+                self.emit(t, EventKind::MoveCompleted { ply });
+            }
+            if self.game.is_over() {
+                break;
+            }
+        }
+        true
     }
 
     fn new_game(&mut self, t: Millis) {
@@ -524,6 +603,8 @@ impl Inference {
         self.turn_lifts = Bitboard::EMPTY;
         self.turn_flicker = Bitboard::EMPTY;
         self.flicker_count = [0; 64];
+        self.lifted_at = [None; 64];
+        self.active_at = [None; 64];
         self.awaiting_press = None;
         self.last_move = None;
         self.promotion = None;
@@ -564,14 +645,34 @@ impl Inference {
         pos.legal_moves()
             .into_iter()
             .filter(|m| occupancy_after(pos, m) == board)
-            .filter(|m| {
-                relaxed || (must_lift(m) & !(self.turn_lifts | self.turn_flicker)).is_empty()
-            })
+            .filter(|m| relaxed || self.hand_made(m))
             .filter(|m| {
                 self.white
                     .is_none_or(|w| colours_after(pos, m).0 == w || m.is_promotion())
             })
             .collect()
+    }
+
+    /// Whether what the hands did this turn can make `m`: every square it
+    /// empties was lifted, and a captured piece's square was busy after the
+    /// capturing piece was lifted (a piece touched and put back before is
+    /// not taken).
+    fn hand_made(&self, m: &Move) -> bool {
+        if !(must_lift(m) & !(self.turn_lifts | self.turn_flicker)).is_empty() {
+            return false;
+        }
+        if let Move::Normal {
+            from,
+            to,
+            capture: Some(_),
+            ..
+        } = *m
+        {
+            let lifted = self.lifted_at[from as usize];
+            let active = self.active_at[to as usize];
+            return matches!((lifted, active), (Some(l), Some(a)) if a >= l);
+        }
+        true
     }
 
     /// One move out of the candidates: the one that explains most of what
@@ -675,6 +776,8 @@ impl Inference {
         self.turn_lifts = Bitboard::EMPTY;
         self.turn_flicker = Bitboard::EMPTY;
         self.flicker_count = [0; 64];
+        self.lifted_at = [None; 64];
+        self.active_at = [None; 64];
         self.adjusting = false;
         self.promotion = None;
         self.promotion_choice = None;
@@ -777,6 +880,8 @@ impl Inference {
                 self.turn_lifts = Bitboard::EMPTY;
                 self.turn_flicker = Bitboard::EMPTY;
                 self.flicker_count = [0; 64];
+                self.lifted_at = [None; 64];
+                self.active_at = [None; 64];
                 self.awaiting_press = None;
                 self.last_move = None;
                 self.emit(
@@ -816,14 +921,20 @@ impl Inference {
     }
 
     fn explain_jump(&mut self, t: Millis, board: Bitboard) -> bool {
+        self.explain_jump_within(t, board, self.config.max_missed_plies)
+    }
+
+    fn explain_jump_within(&mut self, t: Millis, board: Bitboard, max_plies: usize) -> bool {
         let pos = self.game.position().clone();
-        match missed::search(&pos, board, self.white, self.config.max_missed_plies) {
+        match missed::search(&pos, board, self.white, max_plies) {
             missed::Explanation::Unique(plies) => {
                 for m in plies {
                     self.touches.clear();
                     self.turn_lifts = Bitboard::EMPTY;
                     self.turn_flicker = Bitboard::EMPTY;
                     self.flicker_count = [0; 64];
+                    self.lifted_at = [None; 64];
+                    self.active_at = [None; 64];
                     self.make_move(t, m);
                     if let Some(ply) = self.awaiting_press.take() {
                         // Completed: later plies were made after it.

@@ -1,6 +1,6 @@
 //! Touch-move (Articles 4.3 and 4.4): which obligation the first pieces
 //! touched in a turn created, and whether the move made kept it.
-use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square};
+use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square};
 
 use super::board_math::{captured_square, moving_from};
 
@@ -9,6 +9,9 @@ use super::board_math::{captured_square, moving_from};
 pub struct Touch {
     pub square: Square,
     pub piece: Piece,
+    /// Squares whose pieces were off the board when this one was lifted:
+    /// pieces touched together.
+    pub with: Bitboard,
 }
 
 /// A broken obligation.
@@ -63,9 +66,11 @@ pub fn check(pos: &Chess, touches: &[Touch], m: &Move) -> Option<Breach> {
         }
     }
 
-    // 4.3c: an own and an opponent piece touched: capture it with that
-    // piece if that is legal.
-    if let (Some(mine), Some(theirs)) = (first_own, first_theirs) {
+    // 4.3c: an own and an opponent piece touched together: capture it
+    // with that piece if that is legal.
+    if let (Some(mine), Some(theirs)) = (first_own, first_theirs)
+        && (theirs.with.contains(mine.square) || mine.with.contains(theirs.square))
+    {
         let required =
             |c: &Move| c.from() == Some(mine.square) && captured_square(c) == Some(theirs.square);
         if legal.iter().any(required) && !required(m) {
