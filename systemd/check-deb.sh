@@ -1,0 +1,87 @@
+#!/bin/sh
+# Builds the Debian package with `cargo deb` and checks what it holds.
+#
+#   systemd/check-deb.sh            build (release: slow), then check
+#   systemd/check-deb.sh FILE.deb   check an existing package
+#
+# Needs cargo-deb (`cargo install cargo-deb`) and dpkg-deb. Exits non-zero and
+# names every missing or wrong entry.
+set -eu
+
+cd "$(dirname "$0")/.."
+
+if [ $# -ge 1 ]; then
+    deb=$1
+else
+    # cargo deb prints the paths it wrote: the .deb and the -dbgsym.ddeb.
+    deb=$(cargo deb | grep '\.deb$' | tail -n 1)
+fi
+[ -f "$deb" ] || { echo "check-deb: no package at '$deb'" >&2; exit 1; }
+
+contents=$(mktemp)
+control=$(mktemp -d)
+trap 'rm -rf "$contents" "$control"' EXIT
+dpkg-deb -c "$deb" > "$contents"
+dpkg-deb -e "$deb" "$control"
+
+failures=0
+fail() {
+    echo "check-deb: $*" >&2
+    failures=$((failures + 1))
+}
+
+# expect MODE PATH: a file with this mode (as `dpkg-deb -c` prints it) and path.
+expect() {
+    if ! awk -v mode="$1" -v path="./$2" \
+        '$1 == mode && $NF == path { found = 1 } END { exit !found }' "$contents"; then
+        fail "missing $1 $2"
+    fi
+}
+
+expect -rwxr-xr-x usr/bin/touchmove
+expect -rw-r--r-- usr/lib/systemd/system/touchmove.service
+expect -rw-r--r-- etc/touchmove/touchmove.toml
+expect -rw-r--r-- usr/share/touchmove/hw/README.md
+expect -rw-r--r-- usr/share/doc/touchmove/README.systemd.md
+expect -rw-r--r-- usr/share/doc/touchmove/calibration.md
+expect -rw-r--r-- usr/share/doc/touchmove/copyright
+for profile in hw/*.toml; do
+    expect -rw-r--r-- "usr/share/touchmove/$profile"
+done
+
+# The board profile the example configuration names is shipped.
+board=$(sed -n 's/^profile = "\(\/usr\/share\/touchmove\/hw\/[^"]*\)"$/\1/p' systemd/touchmove.toml)
+[ -n "$board" ] || fail "no [board] profile under /usr/share/touchmove/hw/ in systemd/touchmove.toml"
+[ -z "$board" ] || grep -q " \.$board\$" "$contents" || fail "example board profile $board not in the package"
+
+# The packaged unit is the one in the source tree.
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/lib/systemd/system/touchmove.service |
+    cmp -s - systemd/touchmove.service || fail "packaged unit differs from systemd/touchmove.service"
+
+# The configuration is a conffile; the scripts create the user and carry the
+# systemd hooks (daemon-reload, try-restart on upgrade, never enable).
+grep -qx /etc/touchmove/touchmove.toml "$control/conffiles" || fail "touchmove.toml is not a conffile"
+grep -q 'adduser --system --group' "$control/postinst" || fail "postinst does not create the user"
+grep -q 'deb-systemd-helper' "$control/postinst" || fail "postinst lacks the systemd unit hooks"
+grep -q 'try-restart' "$control/postinst" || fail "postinst does not restart a running service on upgrade"
+# cargo-deb's "don't enable" hook re-enables on upgrade only a unit the admin
+# had enabled; its "enable" hook would enable it on first install.
+grep -q 'deb-systemd-helper debian-installed touchmove.service' "$control/postinst" ||
+    fail "postinst enables the unit before the board is configured"
+grep -q 'adduser' "$control/control" || fail "the package does not depend on adduser"
+
+# Nothing unexpected: every file is one of the above or part of Debian's layout.
+unexpected=$(awk '$1 !~ /^d/ { print $NF }' "$contents" |
+    grep -v -e '^\./usr/bin/touchmove$' \
+        -e '^\./usr/lib/systemd/system/touchmove\.service$' \
+        -e '^\./etc/touchmove/touchmove\.toml$' \
+        -e '^\./usr/share/touchmove/hw/' \
+        -e '^\./usr/share/doc/touchmove/' || true)
+[ -z "$unexpected" ] || fail "unexpected files: $unexpected"
+
+if [ "$failures" -ne 0 ]; then
+    echo "check-deb: $deb: $failures problem(s)" >&2
+    exit 1
+fi
+echo "check-deb: $deb: ok"
+dpkg-deb -c "$deb"
