@@ -118,3 +118,83 @@ fn window(synth: &Synthesized, events: &[Event], ply: usize) -> String {
     }
     s
 }
+
+/// Writes traces by hand: pieces lifted and placed at given times.
+pub struct Hands {
+    pub occ: shakmaty::Bitboard,
+    pub t: u64,
+    pub trace: touchmove::sensors::trace::Trace,
+}
+
+impl Hands {
+    pub fn new(start_fen: Option<&str>, profile: &str) -> Hands {
+        use shakmaty::Position;
+        let start = match start_fen {
+            Some(f) => touchmove::game::Start::from_fen(f).unwrap(),
+            None => touchmove::game::Start::standard(),
+        };
+        let occ = start.position().board().occupied();
+        let mut trace = touchmove::sensors::trace::Trace::default();
+        trace.header.profile = Some(profile.to_owned());
+        trace.header.start_fen = start_fen.map(str::to_owned);
+        let mut h = Hands { occ, t: 0, trace };
+        h.push(touchmove::sensors::trace::Record::Occupancy(occ));
+        h
+    }
+
+    fn push(&mut self, record: touchmove::sensors::trace::Record) {
+        self.trace
+            .records
+            .push(touchmove::sensors::trace::TimedRecord { t: self.t, record });
+    }
+
+    pub fn wait(&mut self, ms: u64) -> &mut Hands {
+        self.t += ms;
+        self
+    }
+
+    fn sq(name: &str) -> shakmaty::Square {
+        name.parse().unwrap()
+    }
+
+    pub fn lift(&mut self, square: &str) -> &mut Hands {
+        self.occ.discard(Self::sq(square));
+        self.push(touchmove::sensors::trace::Record::Occupancy(self.occ));
+        self.wait(400)
+    }
+
+    pub fn place(&mut self, square: &str) -> &mut Hands {
+        self.occ.add(Self::sq(square));
+        self.push(touchmove::sensors::trace::Record::Occupancy(self.occ));
+        self.wait(600)
+    }
+
+    /// Lift from one square and place on another (a carried piece).
+    pub fn carry(&mut self, from: &str, to: &str) -> &mut Hands {
+        self.lift(from).place(to)
+    }
+
+    pub fn clock(&mut self, side: shakmaty::Color) -> &mut Hands {
+        self.push(touchmove::sensors::trace::Record::Clock(side));
+        self.wait(500)
+    }
+
+    pub fn promote(&mut self, role: shakmaty::Role) -> &mut Hands {
+        self.push(touchmove::sensors::trace::Record::Promote(role));
+        self.wait(200)
+    }
+
+    pub fn run(&self) -> Outcome {
+        let mut session = session_for(&self.trace, None, None, None, None, None).unwrap();
+        let events = drive(&mut session, &self.trace, "hands").unwrap();
+        Outcome { events, session }
+    }
+}
+
+pub fn kinds(events: &[Event]) -> Vec<&'static str> {
+    events
+        .iter()
+        .map(|e| e.kind.name())
+        .filter(|k| !k.starts_with("piece_"))
+        .collect()
+}

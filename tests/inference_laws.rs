@@ -1,0 +1,251 @@
+//! The Laws on a sensor board, trace by trace: castling orders (4.4),
+//! moving on after release (4.6 / 4.7), pressing without a move (7.5.3 of
+//! 2023), promotion, takebacks in casual play, the end and a new game.
+mod support;
+
+use shakmaty::Color::{Black, White};
+use shakmaty::Role;
+use support::{Hands, kinds, played_uci};
+use touchmove::events::EventKind;
+
+const CASTLE_READY: &str = "r3k2r/pppq1ppp/2npbn2/2b1p3/2B1P3/2NPBN2/PPPQ1PPP/R3K2R w KQkq - 4 8";
+
+fn touch_moves(events: &[touchmove::events::Event]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TouchMove {
+                article, square, ..
+            } => Some((article.clone(), square.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn king_first_castling_binds_then_completes() {
+    let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
+    h.wait(1000).carry("e1", "g1");
+    // The king alone on g1 is not yet a move (4.6b) and no alert.
+    h.wait(700).carry("h1", "f1").clock(White);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e1g1"]);
+    assert!(
+        support::alerts(&out.events).is_empty(),
+        "{:?}",
+        kinds(&out.events)
+    );
+}
+
+#[test]
+fn both_pieces_lifted_together_castles_long() {
+    let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
+    h.wait(1000)
+        .lift("e1")
+        .lift("a1")
+        .place("c1")
+        .place("d1")
+        .clock(White);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e1c1"]);
+    assert!(support::alerts(&out.events).is_empty());
+}
+
+#[test]
+fn rook_first_in_fide_the_rook_move_stands_and_the_king_is_out_of_turn() {
+    let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
+    h.wait(1000)
+        .carry("h1", "f1")
+        .wait(800)
+        .carry("e1", "g1")
+        .clock(White);
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        ["h1f1"],
+        "4.4b: the rook was touched first"
+    );
+    assert_eq!(
+        touch_moves(&out.events),
+        [("4.4b".to_owned(), "h1".to_owned())]
+    );
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Displaced { squares, .. }
+        if squares.iter().map(|s| s.to_string()).collect::<Vec<_>>() == ["e1", "g1"]))
+    );
+}
+
+#[test]
+fn rook_first_in_casual_play_is_castling() {
+    let mut h = Hands::new(Some(CASTLE_READY), "casual");
+    h.wait(1000)
+        .carry("h1", "f1")
+        .wait(800)
+        .carry("e1", "g1")
+        .clock(White);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e1g1"]);
+    assert!(
+        support::alerts(&out.events).is_empty(),
+        "{:?}",
+        kinds(&out.events)
+    );
+}
+
+#[test]
+fn a_piece_moved_on_after_release_is_a_breach_and_the_first_move_stands() {
+    for (profile, article) in [("fide-standard", "4.7"), ("fide-2005", "4.6")] {
+        let mut h = Hands::new(None, profile);
+        h.wait(1000)
+            .carry("g1", "f3")
+            .wait(500)
+            .carry("f3", "h3")
+            .clock(White);
+        let out = h.run();
+        assert_eq!(played_uci(&out.session), ["g1f3"], "{profile}");
+        assert_eq!(
+            touch_moves(&out.events),
+            [(article.to_owned(), "f3".to_owned())],
+            "{profile}"
+        );
+    }
+    // Casual: the move is corrected.
+    let mut h = Hands::new(None, "casual");
+    h.wait(1000)
+        .carry("g1", "f3")
+        .wait(500)
+        .carry("f3", "h3")
+        .clock(White);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["g1h3"]);
+}
+
+#[test]
+fn pressing_the_clock_without_a_move_is_illegal_in_2023_only() {
+    let mut h = Hands::new(None, "fide-standard");
+    h.wait(1000).clock(White);
+    let out = h.run();
+    let illegal: Vec<_> = out
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::IllegalMove {
+                completed,
+                count,
+                from,
+                to,
+                ..
+            } => Some((*completed, *count, *from, *to)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(illegal, [(true, 1, None, None)]);
+
+    let mut h = Hands::new(None, "fide-2005");
+    h.wait(1000).clock(White);
+    assert!(support::alerts(&h.run().events).is_empty());
+}
+
+#[test]
+fn an_illegal_move_completed_counts_and_the_second_loses_in_2023() {
+    let mut h = Hands::new(None, "fide-standard");
+    // Nb1-b3 is no knight move: a warning, then the press completes it.
+    h.wait(1000).carry("b1", "b3").clock(White);
+    // Reinstated, then a legal move with the same knight (4.3a).
+    h.carry("b3", "b1").wait(300).carry("b1", "c3").clock(White);
+    // Black does the same twice.
+    h.carry("g8", "g6").clock(Black);
+    h.carry("g6", "g8").wait(300).carry("g8", "g5").clock(Black);
+    let out = h.run();
+    let ends: Vec<_> = out
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::GameOver { result, reason } => Some((result.clone(), reason.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(played_uci(&out.session), ["b1c3"]);
+    assert_eq!(ends, [("1-0".to_owned(), "illegal_moves".to_owned())]);
+}
+
+#[test]
+fn promotion_with_input_after_placement_and_default_queen() {
+    let fen = "8/4P3/8/8/8/2k5/8/4K3 w - - 0 60";
+    // Pawn set down on e8 first, knight chosen afterwards: under-promotion.
+    let mut h = Hands::new(Some(fen), "fide-standard");
+    h.wait(1000)
+        .carry("e7", "e8")
+        .promote(Role::Knight)
+        .clock(White);
+    let out = h.run();
+    assert!(kinds(&out.events).contains(&"promotion_pending"));
+    assert_eq!(played_uci(&out.session), ["e7e8n"]);
+    // No input: the default queen at the press.
+    let mut h = Hands::new(Some(fen), "fide-standard");
+    h.wait(1000).carry("e7", "e8").clock(White);
+    assert_eq!(played_uci(&h.run().session), ["e7e8q"]);
+    // Input before the pawn is moved.
+    let mut h = Hands::new(Some(fen), "fide-standard");
+    h.wait(1000)
+        .promote(Role::Rook)
+        .carry("e7", "e8")
+        .clock(White);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e7e8r"]);
+    assert!(!kinds(&out.events).contains(&"promotion_pending"));
+}
+
+#[test]
+fn casual_takeback_shortens_the_record() {
+    let mut h = Hands::new(None, "casual");
+    h.wait(1000)
+        .carry("e2", "e4")
+        .clock(White)
+        .carry("e7", "e5")
+        .clock(Black);
+    h.wait(500).carry("e5", "e7");
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e2e4"]);
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Takeback { ply: 1, .. }))
+    );
+}
+
+#[test]
+fn after_the_end_no_moves_until_the_start_is_set_up_again() {
+    let mut h = Hands::new(None, "fide-standard");
+    h.wait(1000)
+        .carry("f2", "f3")
+        .clock(White)
+        .carry("e7", "e5")
+        .clock(Black);
+    h.carry("g2", "g4")
+        .clock(White)
+        .carry("d8", "h4")
+        .clock(Black);
+    // Mate. A further move is not recorded.
+    h.carry("a2", "a3");
+    // Reset the board to the start position.
+    h.carry("a3", "a2")
+        .carry("h4", "d8")
+        .carry("g4", "g2")
+        .carry("e5", "e7")
+        .carry("f3", "f2");
+    let out = h.run();
+    let k = kinds(&out.events);
+    let over = k.iter().position(|x| *x == "game_over").unwrap();
+    assert_eq!(&k[over..], ["game_over", "game_started"]);
+    assert_eq!(out.session.game().ply(), 0);
+    let restart = out
+        .events
+        .iter()
+        .rev()
+        .find(|e| e.kind.name() == "game_started")
+        .unwrap();
+    assert_eq!(restart.seq, 0, "seq counts within one game");
+}
