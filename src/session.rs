@@ -5,10 +5,12 @@
 use shakmaty::{Color, Role};
 
 use crate::Millis;
-use crate::clock::{Clock, ClockState, FlagReport, Press, Source, TimeControl, TimeReason};
+use crate::clock::{
+    Clock, ClockState, FlagReport, PauseReason, Press, SetTimes, Source, TimeControl, TimeReason,
+};
 use crate::events::{Event, EventKind};
 use crate::filter::{Classify, Filter, FilterConfig, FilterError, SensorFault, SettledChange};
-use crate::game::{Game, IllegalMovePenalty, Profile, Start};
+use crate::game::{DrawClaim, Game, GameEnd, IllegalMovePenalty, Profile, Start};
 use crate::inference::{Inference, InferenceConfig, PressMeaning};
 use crate::sensors::Scan;
 
@@ -21,6 +23,9 @@ pub struct SessionConfig {
     pub filter: FilterConfig,
     /// The clock touchmove keeps, if the game is played with time.
     pub time_control: Option<TimeControl>,
+    /// The arbiter stops the clocks (6.13) while the board is displaced or
+    /// an illegal move awaits reinstatement; the time stopped is recorded.
+    pub stop_clocks_on_alert: bool,
 }
 
 impl Default for SessionConfig {
@@ -31,6 +36,7 @@ impl Default for SessionConfig {
             inference: InferenceConfig::default(),
             filter: FilterConfig::default(),
             time_control: None,
+            stop_clocks_on_alert: false,
         }
     }
 }
@@ -41,6 +47,8 @@ pub struct Session {
     filter: Filter,
     inference: Inference,
     clock: Option<Clock>,
+    /// The clocks are stopped because of an alert (6.13).
+    stopped_for_alert: bool,
     seq: u64,
     changes: Vec<SettledChange>,
     faults: Vec<SensorFault>,
@@ -65,6 +73,7 @@ impl Session {
             filter,
             inference,
             clock: None,
+            stopped_for_alert: false,
             seq: 0,
             changes: Vec::new(),
             faults: Vec::new(),
@@ -311,6 +320,28 @@ impl Session {
             if finished {
                 self.finish_clock_if_over(t, out);
             }
+            self.sync_alert_pause(t, out);
+        }
+    }
+
+    /// 6.13: with `stop_clocks_on_alert`, the clocks stand while the board
+    /// shows a displaced piece or an illegal move not yet reinstated.
+    fn sync_alert_pause(&mut self, t: Millis, out: &mut Vec<Event>) {
+        if !self.config.stop_clocks_on_alert || self.inference.game().is_over() {
+            return;
+        }
+        let alert = self.inference.alert_pending();
+        let Some(clock) = &mut self.clock else {
+            return;
+        };
+        if alert && !self.stopped_for_alert {
+            if clock.pause(t, PauseReason::Arbiter).is_ok() {
+                self.stopped_for_alert = true;
+                self.clock_event(t, "pause", out);
+            }
+        } else if !alert && self.stopped_for_alert && clock.resume(t).is_ok() {
+            self.stopped_for_alert = false;
+            self.clock_event(t, "resume", out);
         }
     }
 
@@ -327,5 +358,110 @@ impl Session {
             );
         }
         self.faults = faults;
+    }
+}
+
+/// Decisions that do not come from the board: resignation, draws, the
+/// arbiter's clock settings.
+impl Session {
+    fn end_by_decision(&mut self, t: Millis, end: Option<GameEnd>, out: &mut Vec<Event>) -> bool {
+        let Some(end) = end else {
+            return false;
+        };
+        self.inference.ended(t, end);
+        self.collect(out);
+        self.finish_clock_if_over(t, out);
+        true
+    }
+
+    /// `side` resigns (5.1b of 2005, 5.1.2 of 2023). False if no game runs.
+    pub fn resign(&mut self, t: Millis, side: Color, out: &mut Vec<Event>) -> bool {
+        self.advance(t, out);
+        if !self.inference.is_started() {
+            return false;
+        }
+        let end = self.inference.game_mut().resign(side);
+        self.end_by_decision(t, end, out)
+    }
+
+    /// The players agree a draw (5.2c of 2005, 5.2.3 of 2023).
+    pub fn agree_draw(&mut self, t: Millis, out: &mut Vec<Event>) -> bool {
+        self.advance(t, out);
+        if !self.inference.is_started() {
+            return false;
+        }
+        let end = self.inference.game_mut().agree_draw();
+        self.end_by_decision(t, end, out)
+    }
+
+    /// `side` claims a draw (9.2, 9.3). A correct claim ends the game; an
+    /// incorrect one costs time (9.5b of 2005, 9.5.3 of 2023). Returns
+    /// whether the claim was correct.
+    pub fn claim_draw(
+        &mut self,
+        t: Millis,
+        side: Color,
+        claim: DrawClaim,
+        out: &mut Vec<Event>,
+    ) -> bool {
+        self.advance(t, out);
+        if !self.inference.is_started() {
+            return false;
+        }
+        let end = self.inference.game_mut().claim_draw(claim);
+        if self.end_by_decision(t, end, out) {
+            return true;
+        }
+        let (to_opponent, cut_claimant) = self.config.profile.incorrect_claim_penalty();
+        if let Some(clock) = &mut self.clock
+            && to_opponent > 0
+        {
+            let _ = clock.add_time(t, !side, to_opponent, TimeReason::IncorrectClaim);
+            if cut_claimant {
+                let left = clock.remaining(side, t);
+                let cut = if left > 120_000 {
+                    (left / 2).min(180_000)
+                } else if left > 60_000 {
+                    left - 60_000
+                } else {
+                    0
+                };
+                if cut > 0 {
+                    let _ = clock.deduct_time(t, side, cut, TimeReason::IncorrectClaim);
+                }
+            }
+            self.clock_event(t, "penalty", out);
+        }
+        false
+    }
+
+    /// The arbiter sets both clocks (6.14), with a reason kept in the log.
+    pub fn set_clocks(
+        &mut self,
+        t: Millis,
+        white_ms: Millis,
+        black_ms: Millis,
+        reason: &str,
+        out: &mut Vec<Event>,
+    ) -> bool {
+        self.advance(t, out);
+        let times = SetTimes {
+            white_ms,
+            black_ms,
+            moves: None,
+        };
+        let Some(clock) = &mut self.clock else {
+            return false;
+        };
+        if clock.adjust(t, times, reason).is_err() {
+            return false;
+        }
+        self.clock_event(t, "adjust", out);
+        true
+    }
+
+    /// The clock, when one runs (its log holds pauses and adjustments).
+    pub fn clock(&self) -> Option<&Clock> {
+        self.clock.as_ref()
     }
 }

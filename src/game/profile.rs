@@ -134,6 +134,17 @@ impl Profile {
         }
     }
 
+    /// An incorrect draw claim (9.5b of 2005, 9.5.3 of 2023): the time added
+    /// to the opponent, and whether the claimant's own time is cut as 2005
+    /// 9.5b says (half of it, at most three minutes, or down to one minute).
+    pub fn incorrect_claim_penalty(self) -> (Millis, bool) {
+        match self {
+            Profile::Casual => (0, false),
+            Profile::Fide2005 => (180_000, true),
+            _ => (120_000, false),
+        }
+    }
+
     /// The article that counts illegal moves in this edition.
     pub fn illegal_move_article(self) -> &'static str {
         match self.edition() {
