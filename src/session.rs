@@ -419,12 +419,12 @@ impl Session {
             let _ = clock.add_time(t, !side, to_opponent, TimeReason::IncorrectClaim);
             if cut_claimant {
                 let left = clock.remaining(side, t);
+                // Over two minutes: half, at most three minutes; between
+                // one and two: down to one minute; under one: nothing.
                 let cut = if left > 120_000 {
                     (left / 2).min(180_000)
-                } else if left > 60_000 {
-                    left - 60_000
                 } else {
-                    0
+                    left.saturating_sub(60_000)
                 };
                 if cut > 0 {
                     let _ = clock.deduct_time(t, side, cut, TimeReason::IncorrectClaim);
