@@ -8,7 +8,7 @@ use crate::Millis;
 use crate::clock::{Clock, ClockState, FlagReport, Press, Source, TimeControl, TimeReason};
 use crate::events::{Event, EventKind};
 use crate::filter::{Classify, Filter, FilterConfig, FilterError, SensorFault, SettledChange};
-use crate::game::{Game, IllegalMovePenalty, Profile, Start};
+use crate::game::{DrawClaim, Game, IllegalMovePenalty, Profile, Start};
 use crate::inference::{Inference, InferenceConfig, PressMeaning};
 use crate::sensors::Scan;
 
@@ -250,6 +250,44 @@ impl Session {
     pub fn adjust(&mut self, t: Millis, out: &mut Vec<Event>) {
         self.advance(t, out);
         self.inference.adjust();
+    }
+
+    /// `side` resigns at `t` (5.1b of 2005, 5.1.2 of 2023). Returns whether
+    /// the game ended (false when it was over already).
+    pub fn resign(&mut self, t: Millis, side: Color, out: &mut Vec<Event>) -> bool {
+        self.advance(t, out);
+        let end = self.inference.game_mut().resign(side);
+        self.end_from_outside(t, end, out)
+    }
+
+    /// The players agree a draw at `t` (5.2c of 2005, 5.2.3 of 2023).
+    pub fn agree_draw(&mut self, t: Millis, out: &mut Vec<Event>) -> bool {
+        self.advance(t, out);
+        let end = self.inference.game_mut().agree_draw();
+        self.end_from_outside(t, end, out)
+    }
+
+    /// A draw claim at `t` (9.2, 9.3): a correct claim ends the game; an
+    /// incorrect one returns false and changes nothing.
+    pub fn claim_draw(&mut self, t: Millis, claim: DrawClaim, out: &mut Vec<Event>) -> bool {
+        self.advance(t, out);
+        let end = self.inference.game_mut().claim_draw(claim);
+        self.end_from_outside(t, end, out)
+    }
+
+    fn end_from_outside(
+        &mut self,
+        t: Millis,
+        end: Option<crate::game::GameEnd>,
+        out: &mut Vec<Event>,
+    ) -> bool {
+        let Some(end) = end else {
+            return false;
+        };
+        self.inference.ended(t, end);
+        self.collect(out);
+        self.finish_clock_if_over(t, out);
+        true
     }
 
     fn finish_clock_if_over(&mut self, t: Millis, out: &mut Vec<Event>) {
