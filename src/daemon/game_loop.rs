@@ -102,7 +102,11 @@ impl GameLoop {
                 feed.update_tags(|t| demo::tags(t, &game));
                 trace_game(&game.trace, &config)?
             }
-            Source::Trace(trace) => trace_game(&trace, &config)?,
+            Source::Trace(trace) => {
+                let current = trace_game(&trace, &config)?;
+                config.source = Source::Trace(trace);
+                current
+            }
             Source::Board {
                 profile,
                 calibration,
