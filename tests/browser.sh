@@ -4,8 +4,6 @@
 # speed (the page runs the clocks in wall time) on a free port, waits for
 # /health, then runs web/test/display.test.mjs (playwright-core driving
 # /usr/bin/chromium) against it with a 60 s wait per step.
-
-# (playwright-core driving /usr/bin/chromium) against it.
 #   tests/browser.sh [PORT]      (default 18080; needs node, npm, chromium)
 set -eu
 cd "$(dirname "$0")/.."
