@@ -5,10 +5,13 @@
 //! Everything up to `events` is a pure, synchronous, time-injected core.
 pub mod cli;
 pub mod clock;
+pub mod config;
+pub mod daemon;
 pub mod events;
 pub mod filter;
 pub mod game;
 pub mod inference;
+pub mod outputs;
 pub mod sensors;
 pub mod session;
 pub mod synth;

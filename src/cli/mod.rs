@@ -21,8 +21,8 @@ pub enum Command {
     Pgn(pgn::PgnArgs),
     /// Run a sensor trace through the session in virtual time.
     Replay(replay::ReplayArgs),
-    /// Run the daemon on a board (not available yet).
-    Run(NotYet),
+    /// Run the daemon: a board (--config) or the demo, served over HTTP.
+    Run(crate::daemon::RunArgs),
     /// Record raw scans from a board backend into a trace.
     Record(record::RecordArgs),
     /// Calibrate a Hall-sensor board.
@@ -49,7 +49,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Pgn(args) => pgn::run(args),
         Command::Replay(args) => replay::run(args),
-        Command::Run(_) => not_yet("run"),
+        Command::Run(args) => crate::daemon::run(args),
         Command::Record(args) => record::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Hall(_) => not_yet("hall"),

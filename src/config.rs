@@ -1,0 +1,439 @@
+//! The daemon's TOML configuration (`systemd/touchmove.toml` documents
+//! every key), read and validated in full: an error names the file and the
+//! key (`FILE: [section] key: what is wrong`). A relative path is taken
+//! from the directory of the configuration file.
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::clock::TimeControl;
+use crate::game::Profile;
+use crate::sensors::profile::{self as board_profile, BoardProfile};
+
+/// A valid configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file it was read from.
+    pub file: PathBuf,
+    pub board: BoardProfile,
+    /// Hall boards: the calibration file (checked to exist).
+    pub calibration: Option<PathBuf>,
+    pub rules: Profile,
+    pub time_control: Option<TimeControl>,
+    pub game: GameTags,
+    pub http: Http,
+    pub journal: Journal,
+    /// `[mqtt]`, when present.
+    pub mqtt: Option<Mqtt>,
+}
+
+/// `[game]`: the Seven Tag Roster values the daemon does not fill in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameTags {
+    pub event: String,
+    pub site: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+}
+
+impl Default for GameTags {
+    fn default() -> GameTags {
+        GameTags {
+            event: "?".into(),
+            site: "?".into(),
+            round: "?".into(),
+            white: "?".into(),
+            black: "?".into(),
+        }
+    }
+}
+
+/// `[http]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Http {
+    pub bind: SocketAddr,
+    /// The control token read from `token-file`; `None`: control disabled.
+    pub token: Option<String>,
+}
+
+/// The address served when nothing says otherwise: this machine only.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+
+/// What to do with an unfinished journalled game at start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnStart {
+    Resume,
+    NewGame,
+}
+
+/// What to do when the board does not match the journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Downtime {
+    Infer,
+    Arbiter,
+}
+
+/// `[journal]` (validated; the journal itself is not written yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Journal {
+    pub path: PathBuf,
+    pub on_start: OnStart,
+    pub downtime: Downtime,
+    pub max_missed_plies: u8,
+}
+
+/// `[mqtt]` (validated; publishing is not implemented yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mqtt {
+    pub broker: String,
+    pub topic_prefix: String,
+    pub client_id: Option<String>,
+    pub username: Option<String>,
+    pub password_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Raw {
+    board: Option<RawBoard>,
+    #[serde(default)]
+    rules: RawRules,
+    #[serde(default)]
+    game: RawGame,
+    #[serde(default)]
+    http: RawHttp,
+    #[serde(default)]
+    journal: RawJournal,
+    mqtt: Option<RawMqtt>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawBoard {
+    profile: Option<String>,
+    calibration: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawRules {
+    profile: Option<String>,
+    time_control: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawGame {
+    event: Option<String>,
+    site: Option<String>,
+    round: Option<String>,
+    white: Option<String>,
+    black: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawHttp {
+    bind: Option<String>,
+    token_file: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawJournal {
+    path: Option<String>,
+    on_start: Option<String>,
+    downtime: Option<String>,
+    max_missed_plies: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawMqtt {
+    broker: Option<String>,
+    topic_prefix: Option<String>,
+    client_id: Option<String>,
+    username: Option<String>,
+    password_file: Option<String>,
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct ConfigError {
+    pub file: String,
+    pub message: String,
+}
+
+/// Reads and validates a configuration file.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        file: path.display().to_string(),
+        message: format!("cannot read the configuration ({e})"),
+    })?;
+    parse(&text, path)
+}
+
+/// Validates configuration text read from `file`.
+pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
+    let fail = |message: String| ConfigError {
+        file: file.display().to_string(),
+        message,
+    };
+    let key = |section: &str, key: &str, what: String| fail(format!("[{section}] {key}: {what}"));
+    let raw: Raw = toml::from_str(text).map_err(|e| fail(e.to_string().trim_end().to_owned()))?;
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let resolve = |p: &str| -> PathBuf {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.to_owned()
+        } else {
+            dir.join(p)
+        }
+    };
+
+    let board = raw
+        .board
+        .ok_or_else(|| fail("[board] is missing: the daemon needs a board profile".into()))?;
+    let profile_path = board.profile.ok_or_else(|| {
+        key(
+            "board",
+            "profile",
+            "missing (the board profile file, see hw/README.md)".into(),
+        )
+    })?;
+    let board_profile = board_profile::load(resolve(&profile_path))
+        .map_err(|e| key("board", "profile", e.to_string()))?;
+    let calibration = match board.calibration {
+        Some(c) => {
+            let p = resolve(&c);
+            if !p.is_file() {
+                return Err(key(
+                    "board",
+                    "calibration",
+                    format!("{} is not a readable file", p.display()),
+                ));
+            }
+            Some(p)
+        }
+        None if board_profile.backend.is_analog() => {
+            return Err(key(
+                "board",
+                "calibration",
+                "missing: a Hall-sensor board needs the file `touchmove calibrate` writes".into(),
+            ));
+        }
+        None => None,
+    };
+
+    let rules = match raw.rules.profile {
+        None => Profile::FideStandard,
+        Some(name) => name
+            .parse()
+            .map_err(|e| key("rules", "profile", format!("{e}")))?,
+    };
+    let time_control = raw
+        .rules
+        .time_control
+        .map(|tc| {
+            crate::cli::replay::parse_time_control(&tc)
+                .map_err(|e| key("rules", "time-control", format!("{tc:?}: {e}")))
+        })
+        .transpose()?;
+
+    let defaults = GameTags::default();
+    let tag = |v: Option<String>, d: &str, name: &str| -> Result<String, ConfigError> {
+        let v = v.unwrap_or_else(|| d.to_owned());
+        if v.contains(['\n', '\r']) {
+            return Err(key("game", name, "must be one line".into()));
+        }
+        Ok(v)
+    };
+    let game = GameTags {
+        event: tag(raw.game.event, &defaults.event, "event")?,
+        site: tag(raw.game.site, &defaults.site, "site")?,
+        round: tag(raw.game.round, &defaults.round, "round")?,
+        white: tag(raw.game.white, &defaults.white, "white")?,
+        black: tag(raw.game.black, &defaults.black, "black")?,
+    };
+
+    let bind_text = raw.http.bind.unwrap_or_else(|| DEFAULT_BIND.to_owned());
+    let bind: SocketAddr = bind_text.parse().map_err(|_| {
+        key(
+            "http",
+            "bind",
+            format!("{bind_text:?} is not an address and port like \"127.0.0.1:8080\""),
+        )
+    })?;
+    let token = match raw.http.token_file {
+        None => None,
+        Some(f) => Some(read_token(&resolve(&f)).map_err(|m| key("http", "token-file", m))?),
+    };
+
+    let journal = Journal {
+        path: resolve(
+            raw.journal
+                .path
+                .as_deref()
+                .unwrap_or("/var/lib/touchmove/journal.sqlite3"),
+        ),
+        on_start: match raw.journal.on_start.as_deref() {
+            None | Some("resume") => OnStart::Resume,
+            Some("new-game") => OnStart::NewGame,
+            Some(o) => {
+                return Err(key(
+                    "journal",
+                    "on-start",
+                    format!("{o:?}: must be \"resume\" or \"new-game\""),
+                ));
+            }
+        },
+        downtime: match raw.journal.downtime.as_deref() {
+            None | Some("infer") => Downtime::Infer,
+            Some("arbiter") => Downtime::Arbiter,
+            Some(o) => {
+                return Err(key(
+                    "journal",
+                    "downtime",
+                    format!("{o:?}: must be \"infer\" or \"arbiter\""),
+                ));
+            }
+        },
+        max_missed_plies: match raw.journal.max_missed_plies {
+            None => 4,
+            Some(n @ 1..=8) => n as u8,
+            Some(n) => {
+                return Err(key(
+                    "journal",
+                    "max-missed-plies",
+                    format!("{n}: must be 1 to 8"),
+                ));
+            }
+        },
+    };
+
+    let mqtt = match raw.mqtt {
+        None => None,
+        Some(m) => {
+            let broker = m
+                .broker
+                .ok_or_else(|| key("mqtt", "broker", "missing".into()))?;
+            if !(broker.starts_with("mqtt://") || broker.starts_with("mqtts://")) {
+                return Err(key(
+                    "mqtt",
+                    "broker",
+                    format!("{broker:?}: must start with mqtt:// or mqtts://"),
+                ));
+            }
+            let topic_prefix = m
+                .topic_prefix
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| key("mqtt", "topic-prefix", "missing or empty".into()))?;
+            Some(Mqtt {
+                broker,
+                topic_prefix,
+                client_id: m.client_id,
+                username: m.username,
+                password_file: m.password_file.map(|p| resolve(&p)),
+            })
+        }
+    };
+
+    Ok(Config {
+        file: file.to_owned(),
+        board: board_profile,
+        calibration,
+        rules,
+        time_control,
+        game,
+        http: Http { bind, token },
+        journal,
+        mqtt,
+    })
+}
+
+/// The token on the first line of `path` (at least 16 characters).
+pub fn read_token(path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {} ({e})", path.display()))?;
+    let token = text.lines().next().unwrap_or("").trim().to_owned();
+    if token.len() < 16 {
+        return Err(format!(
+            "{}: the token on its first line must be at least 16 characters",
+            path.display()
+        ));
+    }
+    Ok(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("touchmove-config-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("board.toml"),
+            "name = \"sim\"\nbackend = \"sim\"\nscan-rate-hz = 100\n\n[sim]\nseed = 1\n",
+        )
+        .unwrap();
+        std::fs::write(d.join("token"), "0123456789abcdef0123\n").unwrap();
+        d
+    }
+
+    fn err(text: &str) -> String {
+        let d = dir();
+        parse(text, &d.join("touchmove.toml"))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn a_full_configuration_reads_back() {
+        let d = dir();
+        let board_ok = match board_profile::load(d.join("board.toml")) {
+            Ok(_) => true,
+            Err(e) => panic!("the test board profile is wrong: {e}"),
+        };
+        assert!(board_ok);
+        let text = "[board]\nprofile = \"board.toml\"\n[rules]\nprofile = \"fide-rapid\"\ntime-control = \"25+10\"\n\
+                    [game]\nwhite = \"A\"\n[http]\nbind = \"0.0.0.0:9000\"\ntoken-file = \"token\"\n\
+                    [journal]\non-start = \"new-game\"\n";
+        let c = parse(text, &d.join("touchmove.toml")).unwrap();
+        assert_eq!(c.rules, Profile::FideRapid);
+        assert_eq!(c.http.bind.port(), 9000);
+        assert_eq!(c.http.token.as_deref(), Some("0123456789abcdef0123"));
+        assert_eq!(c.game.white, "A");
+        assert_eq!(c.game.black, "?");
+        assert_eq!(c.journal.on_start, OnStart::NewGame);
+        assert!(c.time_control.is_some());
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_key() {
+        let base = "[board]\nprofile = \"board.toml\"\n";
+        let e = err("[rules]\nprofile = \"fide-standard\"\n");
+        assert!(e.contains("touchmove.toml") && e.contains("[board]"), "{e}");
+        let e = err("[board]\nprofile = \"missing.toml\"\n");
+        assert!(e.contains("[board] profile"), "{e}");
+        let e = err(&format!("{base}[rules]\nprofile = \"fide-fast\"\n"));
+        assert!(e.contains("[rules] profile"), "{e}");
+        let e = err(&format!("{base}[rules]\ntime-control = \"ninety\"\n"));
+        assert!(e.contains("[rules] time-control"), "{e}");
+        let e = err(&format!("{base}[http]\nbind = \"localhost\"\n"));
+        assert!(e.contains("[http] bind"), "{e}");
+        let e = err(&format!("{base}[http]\ntoken-file = \"nope\"\n"));
+        assert!(e.contains("[http] token-file"), "{e}");
+        let e = err(&format!("{base}[journal]\nmax-missed-plies = 9\n"));
+        assert!(e.contains("[journal] max-missed-plies"), "{e}");
+        let e = err(&format!(
+            "{base}[mqtt]\nbroker = \"http://x\"\ntopic-prefix = \"t\"\n"
+        ));
+        assert!(e.contains("[mqtt] broker"), "{e}");
+        let e = err(&format!("{base}[http]\nport = 80\n"));
+        assert!(e.contains("port") && e.contains("touchmove.toml"), "{e}");
+    }
+}

@@ -1,0 +1,500 @@
+//! The scan loop: the shell around the pure session. It owns the wall
+//! clock: game time is milliseconds since the game's origin (times the
+//! speed factor). Every tick it feeds the input due by now to the session,
+//! lets it advance to now (deadlines fire at their own times), takes the
+//! control commands waiting, and publishes the events to the feed, which
+//! never blocks on a consumer.
+//!
+//! It runs on a thread of its own rather than a tokio task: hardware
+//! scanners block while they read the board.
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use super::demo;
+use crate::Millis;
+use crate::clock::TimeControl;
+use crate::events::{Event, EventKind};
+use crate::filter::Classify;
+use crate::filter::hall::{Calibration, HallClassifier};
+use crate::game::{Profile, Start};
+use crate::inference::{Completion, InferenceConfig};
+use crate::outputs::control::{BadBody, Command, DrawKind, NewGame, Refused, Request};
+use crate::outputs::feed::Feed;
+use crate::sensors::profile::BoardProfile;
+use crate::sensors::trace::{Record, Trace};
+use crate::sensors::{Scan, Scanner, SensorError};
+use crate::session::{Session, SessionConfig};
+
+/// Where the games come from.
+pub enum Source {
+    /// The demo: games synthesized one after another (the corpus game
+    /// first), each played from its trace, a few seconds apart.
+    Demo { seed: u64, faults: bool },
+    /// One trace, played once, every record at its time.
+    Trace(Box<Trace>),
+    /// A board read by a scanner at its scan period.
+    /// A board, read at its profile's scan rate (the scanner is opened
+    /// on the scan thread).
+    Board {
+        profile: Box<BoardProfile>,
+        /// Hall boards: the calibration the classifier reads the levels with.
+        calibration: Option<Box<Calibration>>,
+    },
+}
+
+/// How the loop runs.
+pub struct LoopConfig {
+    pub source: Source,
+    pub speed: f64,
+    /// The demo's and traces' tick (a board ticks at its scan period).
+    pub tick: Duration,
+    pub profile: Option<Profile>,
+    pub time_control: Option<TimeControl>,
+    /// Wall time between the end of a demo game and the next.
+    pub pause_between_games: Duration,
+}
+
+enum Input {
+    Trace { trace: Box<Trace>, next: usize },
+    Scanner(Box<dyn Scanner>),
+}
+
+struct Current {
+    session: Session,
+    input: Input,
+    origin: Instant,
+    /// Wall time the input ran out or the game ended (demo: when to go on).
+    finished_at: Option<Instant>,
+}
+
+/// The scan loop; see the module documentation.
+pub struct GameLoop {
+    feed: Arc<Feed>,
+    inbox: mpsc::Receiver<Request>,
+    stop: Arc<AtomicBool>,
+    config: LoopConfig,
+    demo_games: u64,
+    current: Current,
+    out: Vec<Event>,
+}
+
+impl GameLoop {
+    pub fn new(
+        feed: Arc<Feed>,
+        inbox: mpsc::Receiver<Request>,
+        stop: Arc<AtomicBool>,
+        mut config: LoopConfig,
+    ) -> anyhow::Result<GameLoop> {
+        let current = match std::mem::replace(
+            &mut config.source,
+            Source::Demo {
+                seed: 0,
+                faults: false,
+            },
+        ) {
+            Source::Demo { seed, faults } => {
+                config.source = Source::Demo { seed, faults };
+                let game = demo::game(0, seed, faults, None)?;
+                feed.update_tags(|t| demo::tags(t, &game));
+                trace_game(&game.trace, &config)?
+            }
+            Source::Trace(trace) => {
+                let current = trace_game(&trace, &config)?;
+                config.source = Source::Trace(trace);
+                current
+            }
+            Source::Board {
+                profile,
+                calibration,
+            } => {
+                config.tick = profile.scan_period();
+                let scanner = crate::sensors::profile::open(&profile).map_err(|e| {
+                    anyhow::anyhow!("board profile {}: {e}", profile.file.display())
+                })?;
+                tracing::info!("reading {}", scanner.describe());
+                let classifier = classifier_of(calibration.as_deref());
+                config.source = Source::Board {
+                    profile,
+                    calibration,
+                };
+                Current {
+                    session: board_session(&config, Start::standard(), classifier),
+                    input: Input::Scanner(scanner),
+                    origin: Instant::now(),
+                    finished_at: None,
+                }
+            }
+        };
+        feed.set_game_clock(current.origin, config.speed);
+        Ok(GameLoop {
+            feed,
+            inbox,
+            stop,
+            config,
+            demo_games: 1,
+            current,
+            out: Vec::new(),
+        })
+    }
+
+    fn now(&self) -> Millis {
+        game_ms(self.current.origin, self.config.speed)
+    }
+
+    /// Runs until the stop flag is set.
+    pub fn run(mut self) {
+        let mut next_tick = Instant::now();
+        while !self.stop.load(Ordering::Relaxed) {
+            self.tick();
+            next_tick += self.config.tick;
+            let now = Instant::now();
+            if next_tick > now {
+                std::thread::sleep(next_tick - now);
+            } else {
+                // Behind (a slow scan): do not try to catch up in a burst.
+                next_tick = now;
+            }
+        }
+        tracing::info!("scan loop stopped");
+    }
+
+    /// One tick: input, deadlines, commands, publishing.
+    pub fn tick(&mut self) {
+        let t = self.now();
+        self.feed_input(t);
+        self.current.session.advance(t, &mut self.out);
+        while let Ok(request) = self.inbox.try_recv() {
+            let t = self.now();
+            let answer = self.command(t, request.command);
+            self.publish();
+            let _ = request.reply.send(answer);
+        }
+        self.publish();
+        self.maybe_next_demo_game();
+    }
+
+    fn feed_input(&mut self, t: Millis) {
+        let out = &mut self.out;
+        let session = &mut self.current.session;
+        match &mut self.current.input {
+            Input::Trace { trace, next } => {
+                while let Some(record) = trace.records.get(*next).filter(|r| r.t <= t) {
+                    *next += 1;
+                    match &record.record {
+                        Record::Occupancy(bb) => {
+                            if let Err(e) = session.scan(record.t, &Scan::Occupancy(*bb), out) {
+                                tracing::warn!("trace record {}: {e}", *next);
+                            }
+                        }
+                        Record::Hall(values) => {
+                            if let Err(e) =
+                                session.scan(record.t, &Scan::Analog(values.clone()), out)
+                            {
+                                tracing::warn!("trace record {}: {e}", *next);
+                            }
+                        }
+                        Record::Clock(side) => session.clock_button(record.t, *side, out),
+                        Record::Promote(role) => session.promote(record.t, *role, out),
+                    }
+                }
+                if *next >= trace.records.len()
+                    && session.next_board_deadline().is_none()
+                    && self.current.finished_at.is_none()
+                {
+                    self.current.finished_at = Some(Instant::now());
+                }
+            }
+            Input::Scanner(scanner) => match scanner.scan(t) {
+                Ok(scan) => {
+                    if let Err(e) = session.scan(t, &scan, out) {
+                        tracing::warn!("scan at {t} ms: {e}");
+                    }
+                }
+                Err(SensorError::Exhausted) => {
+                    if self.current.finished_at.is_none() {
+                        tracing::info!("{}: no more scans", scanner.describe());
+                        self.current.finished_at = Some(Instant::now());
+                    }
+                }
+                Err(e) => tracing::warn!("{}: {e}", scanner.describe()),
+            },
+        }
+    }
+
+    fn publish(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        if self
+            .out
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::GameStarted { .. }))
+        {
+            let date = today();
+            self.feed.update_tags(|t| t.date = date);
+        }
+        for e in &self.out {
+            tracing::debug!("{}", e.to_json());
+            match &e.kind {
+                EventKind::Move { ply, san, .. } => tracing::info!("ply {ply}: {san}"),
+                EventKind::GameOver { result, reason } => {
+                    tracing::info!("game over: {result} ({reason})")
+                }
+                EventKind::GameStarted { fen, .. } => tracing::info!("game started: {fen}"),
+                k if k.is_alert() => tracing::info!("alert: {}", e.to_json()),
+                _ => {}
+            }
+        }
+        self.feed.publish(&self.out);
+        self.feed.update_pgn(self.current.session.game());
+        self.out.clear();
+    }
+
+    /// The demo goes on with the next game a few seconds after one ends;
+    /// a demo game whose moves ran out without a result is agreed drawn.
+    fn maybe_next_demo_game(&mut self) {
+        let Source::Demo { seed, faults } = self.config.source else {
+            return;
+        };
+        let Some(done) = self.current.finished_at else {
+            return;
+        };
+        if !self.current.session.game().is_over() {
+            let t = self.now();
+            self.current.session.agree_draw(t, &mut self.out);
+            self.publish();
+        }
+        if done.elapsed() < self.config.pause_between_games {
+            return;
+        }
+        self.start_demo_game(seed, faults, None);
+    }
+
+    fn start_demo_game(&mut self, seed: u64, faults: bool, start: Option<Start>) -> bool {
+        let index = self.demo_games;
+        self.demo_games += 1;
+        let game = match demo::game(index, seed, faults, start) {
+            Ok(g) => g,
+            Err(e) => {
+                tracing::error!("demo game {index}: {e}");
+                return false;
+            }
+        };
+        match trace_game(&game.trace, &self.config) {
+            Ok(current) => {
+                self.feed.update_tags(|t| demo::tags(t, &game));
+                self.current = current;
+                self.feed
+                    .set_game_clock(self.current.origin, self.config.speed);
+                true
+            }
+            Err(e) => {
+                tracing::error!("demo game {index}: {e}");
+                false
+            }
+        }
+    }
+
+    fn command(&mut self, t: Millis, command: Command) -> Result<serde_json::Value, Refused> {
+        let ok = Ok(json!({ "ok": true }));
+        let session = &mut self.current.session;
+        let over = |s: &Session| {
+            if !s.inference().is_started() {
+                Refused::Conflict("no game has started yet".into())
+            } else {
+                Refused::Conflict("the game is over".into())
+            }
+        };
+        match command {
+            Command::Promote(role) => {
+                session.promote(t, role, &mut self.out);
+                ok
+            }
+            Command::Adjust => {
+                session.adjust(t, &mut self.out);
+                ok
+            }
+            Command::Resign(side) => {
+                if session.resign(t, side, &mut self.out) {
+                    ok
+                } else {
+                    Err(over(session))
+                }
+            }
+            Command::Draw {
+                kind: DrawKind::Agree,
+                ..
+            } => {
+                if session.agree_draw(t, &mut self.out) {
+                    ok
+                } else {
+                    Err(over(session))
+                }
+            }
+            Command::Draw {
+                kind: DrawKind::Claim(claim),
+                side,
+            } => {
+                if !session.inference().is_started() || session.game().is_over() {
+                    return Err(over(session));
+                }
+                let claims = match claim {
+                    Some(c) => vec![c],
+                    None => session.game().claimable(),
+                };
+                for c in claims {
+                    // An incorrect claim costs the claimant time (9.5).
+                    if session.claim_draw(t, side, c, &mut self.out) {
+                        return ok;
+                    }
+                }
+                Err(Refused::Conflict(
+                    "no draw can be claimed in this position (Articles 9.2, 9.3)".into(),
+                ))
+            }
+            Command::NewGame(new) => self.new_game(new),
+        }
+    }
+
+    fn new_game(&mut self, new: NewGame) -> Result<serde_json::Value, Refused> {
+        let start = match (&new.fen, new.chess960) {
+            (Some(fen), _) => Some(
+                Start::parse(fen)
+                    .map_err(|e| Refused::Invalid(BadBody::field("fen", e.to_string())))?,
+            ),
+            (None, Some(n)) => Some(
+                Start::chess960(n)
+                    .map_err(|e| Refused::Invalid(BadBody::field("chess960", e.to_string())))?,
+            ),
+            (None, None) => None,
+        };
+        if let Some(tc) = &new.time_control {
+            let tc = crate::cli::replay::parse_time_control(tc)
+                .map_err(|e| Refused::Invalid(BadBody::field("time_control", e.to_string())))?;
+            self.config.time_control = Some(tc);
+        }
+        let (white, black) = (new.white.clone(), new.black.clone());
+        let started = match &mut self.config.source {
+            Source::Demo { seed, faults } => {
+                let (seed, faults) = (*seed, *faults);
+                self.start_demo_game(seed, faults, start)
+            }
+            Source::Trace(_) => {
+                return Err(Refused::Unsupported(
+                    "a replayed trace holds one game; restart the daemon for another".into(),
+                ));
+            }
+            Source::Board { calibration, .. } => {
+                let start = start.unwrap_or_else(Start::standard);
+                let classifier = classifier_of(calibration.as_deref());
+                self.current.session = board_session(&self.config, start, classifier);
+                self.current.origin = Instant::now();
+                self.current.finished_at = None;
+                self.feed
+                    .set_game_clock(self.current.origin, self.config.speed);
+                true
+            }
+        };
+        if !started {
+            return Err(Refused::Conflict("the new game could not be set up".into()));
+        }
+        self.feed.update_tags(|t| {
+            if let Some(w) = white {
+                t.white = w;
+            }
+            if let Some(b) = black {
+                t.black = b;
+            }
+        });
+        let tc = self.config.time_control.as_ref().map(TimeControl::to_pgn);
+        self.feed.update_tags(|t| t.time_control = tc);
+        Ok(json!({ "ok": true, "note": "the game starts when the board shows its start position" }))
+    }
+}
+
+fn trace_game(trace: &Trace, config: &LoopConfig) -> anyhow::Result<Current> {
+    let session = crate::cli::replay::session_for(
+        trace,
+        config.profile,
+        None,
+        config.time_control.clone(),
+        None,
+        None,
+    )?;
+    Ok(Current {
+        session,
+        input: Input::Trace {
+            trace: Box::new(trace.clone()),
+            next: 0,
+        },
+        origin: Instant::now(),
+        finished_at: None,
+    })
+}
+
+/// A board has no clock buttons yet: moves complete when the board settles
+/// and no clock is kept (the time control goes to the PGN tags only).
+fn board_session(
+    config: &LoopConfig,
+    start: Start,
+    classifier: Option<Box<dyn Classify>>,
+) -> Session {
+    let session_config = SessionConfig {
+        start,
+        profile: config.profile.unwrap_or(Profile::FideStandard),
+        inference: InferenceConfig {
+            completion: Completion::Settle,
+            ..InferenceConfig::default()
+        },
+        time_control: None,
+        ..SessionConfig::default()
+    };
+    Session::new(session_config, classifier)
+}
+
+fn classifier_of(calibration: Option<&Calibration>) -> Option<Box<dyn Classify>> {
+    calibration.map(|c| Box::new(HallClassifier::new(c)) as Box<dyn Classify>)
+}
+
+fn game_ms(origin: Instant, speed: f64) -> Millis {
+    (origin.elapsed().as_secs_f64() * 1000.0 * speed) as Millis
+}
+
+/// Today's date as PGN writes it (`YYYY.MM.DD`, UTC).
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+    }
+}

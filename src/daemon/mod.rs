@@ -1,0 +1,294 @@
+//! `touchmove run`: the daemon. A scan loop on its own thread drives the
+//! session ([`game_loop`]); the HTTP server ([`crate::outputs::http`])
+//! serves the feed it publishes. SIGINT/SIGTERM stop both cleanly.
+//!
+//! Without `--config` (or with `--demo`) it runs the embedded demo
+//! ([`demo`]): a corpus game played by simulated hands at human speed,
+//! with a 90+30 clock, served at http://127.0.0.1:8080.
+pub mod demo;
+pub mod game_loop;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use crate::clock::TimeControl;
+use crate::config;
+use crate::game::Profile;
+use crate::game::pgn::Tags;
+use crate::outputs::control::Control;
+use crate::outputs::feed::Feed;
+use crate::outputs::http::{self, AppState};
+use game_loop::{GameLoop, LoopConfig, Source};
+
+/// Arguments of `touchmove run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The configuration file (TOML, see systemd/touchmove.toml). Without
+    /// it, the demo runs.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Run the demo: a corpus game played on a simulated board.
+    #[arg(long)]
+    pub demo: bool,
+    /// Address to serve HTTP on (default: the configuration's, else 127.0.0.1:8080).
+    #[arg(long)]
+    pub bind: Option<SocketAddr>,
+    /// Game time runs this many times faster than the wall clock (demo).
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// The demo's time control (default 90+30).
+    #[arg(long)]
+    pub time_control: Option<String>,
+    /// A file whose first line is the bearer token of the control endpoints.
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+    /// The demo's seed (default: from the time).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// Everything a daemon is started with.
+pub struct Options {
+    pub bind: SocketAddr,
+    pub token: Option<String>,
+    pub speed: f64,
+    pub source: Source,
+    pub profile: Option<Profile>,
+    pub time_control: Option<TimeControl>,
+    pub tags: Tags,
+}
+
+/// A running daemon.
+pub struct Running {
+    /// The address the HTTP server listens on.
+    pub addr: SocketAddr,
+    pub feed: Arc<Feed>,
+    stop: Arc<AtomicBool>,
+    scan_thread: std::thread::JoinHandle<()>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+    shutdown: tokio::sync::oneshot::Sender<()>,
+}
+
+/// Starts the scan loop and the HTTP server.
+pub async fn start(options: Options) -> anyhow::Result<Running> {
+    if !(options.speed.is_finite() && options.speed > 0.0) {
+        anyhow::bail!("--speed must be a positive number, not {}", options.speed);
+    }
+    let listener = TcpListener::bind(options.bind)
+        .await
+        .with_context(|| format!("cannot listen on {}", options.bind))?;
+    let addr = listener.local_addr()?;
+    let feed = Feed::new(1024, options.tags, crate::game::Start::standard().fen());
+    let (inbox_tx, inbox_rx) = mpsc::channel(16);
+    let stop = Arc::new(AtomicBool::new(false));
+    let loop_config = LoopConfig {
+        source: options.source,
+        speed: options.speed,
+        tick: Duration::from_millis(5),
+        profile: options.profile,
+        time_control: options.time_control.clone(),
+        pause_between_games: Duration::from_secs(6),
+    };
+    if let Some(tc) = &options.time_control {
+        let pgn = tc.to_pgn();
+        feed.update_tags(|t| t.time_control = Some(pgn));
+    }
+    // The loop is built on its thread (the board's scanner is opened there
+    // and never leaves it); setup errors come back before the server starts.
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let thread_feed = Arc::clone(&feed);
+    let thread_stop = Arc::clone(&stop);
+    let scan_thread = std::thread::Builder::new()
+        .name("scan-loop".into())
+        .spawn(
+            move || match GameLoop::new(thread_feed, inbox_rx, thread_stop, loop_config) {
+                Ok(game_loop) => {
+                    let _ = ready_tx.send(Ok(()));
+                    game_loop.run();
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                }
+            },
+        )?;
+    ready_rx
+        .recv()
+        .context("the scan loop stopped while starting")??;
+
+    let state = AppState {
+        feed: Arc::clone(&feed),
+        control: Control {
+            token: options.token,
+            inbox: inbox_tx,
+        },
+    };
+    let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
+    let app = http::router(state);
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = shutdown_rx.await;
+            })
+            .await
+    });
+    Ok(Running {
+        addr,
+        feed,
+        stop,
+        scan_thread,
+        server,
+        shutdown,
+    })
+}
+
+impl Running {
+    /// Stops the scan loop, ends every stream and the server.
+    pub async fn stop(self) -> anyhow::Result<()> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.feed.close();
+        let _ = self.shutdown.send(());
+        match tokio::time::timeout(Duration::from_secs(5), self.server).await {
+            Ok(result) => result??,
+            Err(_) => tracing::warn!("HTTP connections still open after 5 s; leaving them"),
+        }
+        let thread = self.scan_thread;
+        tokio::task::spawn_blocking(move || thread.join())
+            .await?
+            .map_err(|_| anyhow::anyhow!("the scan loop panicked"))?;
+        Ok(())
+    }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // Under systemd (JOURNAL_STREAM set) journald adds the time itself.
+    let journald = std::env::var_os("JOURNAL_STREAM").is_some();
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false);
+    let result = if journald {
+        builder.without_time().with_ansi(false).try_init()
+    } else {
+        builder.try_init()
+    };
+    let _ = result;
+}
+
+fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
+    let token = args
+        .token_file
+        .as_deref()
+        .map(|f| config::read_token(f).map_err(|e| anyhow::anyhow!("--token-file: {e}")))
+        .transpose()?;
+    let time_control = |default: Option<TimeControl>| -> anyhow::Result<Option<TimeControl>> {
+        match &args.time_control {
+            Some(tc) => Ok(Some(
+                crate::cli::replay::parse_time_control(tc).context("--time-control")?,
+            )),
+            None => Ok(default),
+        }
+    };
+    let demo_bind = || -> SocketAddr { config::DEFAULT_BIND.parse().expect("a valid address") };
+    match (&args.config, args.demo) {
+        (Some(path), false) => {
+            let config = config::load(path)?;
+            if config.mqtt.is_some() {
+                tracing::warn!("[mqtt]: publishing to MQTT is not implemented yet; ignored");
+            }
+            tracing::warn!(
+                "[journal]: the journal is not implemented yet; {} is not written",
+                config.journal.path.display()
+            );
+            let calibration = match &config.calibration {
+                Some(p) => Some(Box::new(crate::cli::calibrate::load_calibration(p)?)),
+                None => None,
+            };
+            let tags = Tags {
+                event: config.game.event.clone(),
+                site: config.game.site.clone(),
+                round: config.game.round.clone(),
+                white: config.game.white.clone(),
+                black: config.game.black.clone(),
+                ..Tags::default()
+            };
+            Ok(Options {
+                bind: args.bind.unwrap_or(config.http.bind),
+                token: token.or(config.http.token.clone()),
+                speed: 1.0,
+                source: Source::Board {
+                    profile: Box::new(config.board.clone()),
+                    calibration,
+                },
+                profile: Some(config.rules),
+                time_control: time_control(config.time_control.clone())?,
+                tags,
+            })
+        }
+        _ => {
+            let seed = args.seed.unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(1, |d| d.as_nanos() as u64)
+            });
+            Ok(Options {
+                bind: args.bind.unwrap_or_else(demo_bind),
+                token,
+                speed: args.speed,
+                source: Source::Demo { seed, faults: true },
+                profile: None,
+                time_control: time_control(Some(
+                    crate::cli::replay::parse_time_control("90+30").expect("a valid time control"),
+                ))?,
+                tags: Tags::default(),
+            })
+        }
+    }
+}
+
+/// Runs `touchmove run` until SIGINT or SIGTERM.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    init_logging();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let options = options_of(&args)?;
+        let demo = matches!(options.source, Source::Demo { .. });
+        let control = options.token.is_some();
+        let running = start(options).await?;
+        if demo {
+            tracing::info!(
+                "demo: a corpus game on a simulated board; open http://{}/ (arbiter view: /arbiter.html)",
+                running.addr
+            );
+        } else {
+            tracing::info!("serving http://{}/", running.addr);
+        }
+        if !control {
+            tracing::info!("control endpoints disabled (no token; see --token-file)");
+        }
+        wait_for_signal().await?;
+        tracing::info!("stopping");
+        running.stop().await
+    })
+}
+
+async fn wait_for_signal() -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r?,
+        _ = term.recv() => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,308 @@
+//! Control commands (`POST /api/...`): what they carry, how their JSON
+//! bodies are read (an error names the field), and the bearer-token check.
+use serde_json::{Map, Value};
+use shakmaty::{Color, Role};
+use tokio::sync::{mpsc, oneshot};
+
+/// A new game's setup (`/api/new-game`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewGame {
+    /// FEN or X-FEN of the start; `None` with no `chess960` is the standard start.
+    pub fen: Option<String>,
+    /// A Chess960 start position number (0-959).
+    pub chess960: Option<u32>,
+    pub white: Option<String>,
+    pub black: Option<String>,
+    /// As `--time-control` reads it, e.g. `90+30`.
+    pub time_control: Option<String>,
+}
+
+/// What kind of draw (`/api/draw`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrawKind {
+    /// 5.2c (2005) / 5.2.3 (2023).
+    Agree,
+    /// 9.2 / 9.3; the reason, when given, names the claim.
+    Claim(Option<crate::game::DrawClaim>),
+}
+
+/// One control command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    NewGame(NewGame),
+    Promote(Role),
+    Adjust,
+    Resign(Color),
+    Draw { kind: DrawKind, side: Color },
+}
+
+/// Why a command was refused by the game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    /// The command does not apply now (HTTP 409).
+    #[error("{0}")]
+    Conflict(String),
+    /// The command is not available here (HTTP 501).
+    #[error("{0}")]
+    Unsupported(String),
+    /// A value in the body is not acceptable (HTTP 400).
+    #[error("{}", .0.message)]
+    Invalid(BadBody),
+}
+
+/// A command with the way back for its answer.
+#[derive(Debug)]
+pub struct Request {
+    pub command: Command,
+    pub reply: oneshot::Sender<Result<Value, Refused>>,
+}
+
+/// Where commands go: the scan loop's inbox, and the token they need.
+#[derive(Debug, Clone)]
+pub struct Control {
+    pub token: Option<String>,
+    pub inbox: mpsc::Sender<Request>,
+}
+
+/// A body that cannot be read: `field` is the key at fault (`None`: the body itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadBody {
+    pub field: Option<&'static str>,
+    pub message: String,
+}
+
+impl BadBody {
+    pub fn field(field: &'static str, message: impl Into<String>) -> BadBody {
+        BadBody {
+            field: Some(field),
+            message: message.into(),
+        }
+    }
+    /// `{"error": ..., "field": ...}`.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({ "error": self.message, "field": self.field })
+    }
+}
+
+/// Compares two byte strings in time independent of where they differ
+/// (the length is not secret: tokens have a fixed length).
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    std::hint::black_box(diff) == 0
+}
+
+/// Whether an `Authorization` header carries `Bearer <token>`.
+pub fn authorised(header: Option<&[u8]>, token: &str) -> bool {
+    let Some(value) = header else {
+        return false;
+    };
+    let Some(given) = value.strip_prefix(b"Bearer ") else {
+        return false;
+    };
+    constant_time_eq(given.trim_ascii(), token.as_bytes())
+}
+
+fn object(body: &[u8]) -> Result<Map<String, Value>, BadBody> {
+    let text = if body.iter().all(u8::is_ascii_whitespace) {
+        b"{}".as_slice()
+    } else {
+        body
+    };
+    match serde_json::from_slice::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(BadBody {
+            field: None,
+            message: "the body must be a JSON object".into(),
+        }),
+        Err(e) => Err(BadBody {
+            field: None,
+            message: format!("the body is not JSON: {e}"),
+        }),
+    }
+}
+
+fn check_keys(map: &Map<String, Value>, allowed: &[&'static str]) -> Result<(), BadBody> {
+    for key in map.keys() {
+        if !allowed.contains(&key.as_str()) {
+            return Err(BadBody {
+                field: None,
+                message: format!(
+                    "unknown field {key:?} (known: {})",
+                    if allowed.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        allowed.join(", ")
+                    }
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn opt_str(map: &Map<String, Value>, key: &'static str) -> Result<Option<String>, BadBody> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(BadBody::field(key, format!("`{key}` must be a string"))),
+    }
+}
+
+fn req_str(map: &Map<String, Value>, key: &'static str) -> Result<String, BadBody> {
+    opt_str(map, key)?.ok_or_else(|| BadBody::field(key, format!("`{key}` is required")))
+}
+
+fn side(map: &Map<String, Value>) -> Result<Color, BadBody> {
+    match req_str(map, "side")?.as_str() {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        other => Err(BadBody::field(
+            "side",
+            format!("`side` must be \"white\" or \"black\", not {other:?}"),
+        )),
+    }
+}
+
+/// Reads the body of `POST /api/<name>`; `None` when `name` is no command
+/// this module reads.
+pub fn parse(name: &str, body: &[u8]) -> Option<Result<Command, BadBody>> {
+    let read = |allowed: &[&'static str]| {
+        let map = object(body)?;
+        check_keys(&map, allowed)?;
+        Ok(map)
+    };
+    Some(match name {
+        "new-game" => read(&["fen", "chess960", "white", "black", "time_control"]).and_then(
+            |map: Map<String, Value>| {
+                let chess960 = match map.get("chess960") {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(v.as_u64().filter(|n| *n < 960).ok_or_else(|| {
+                        BadBody::field("chess960", "`chess960` must be a number 0-959")
+                    })? as u32),
+                };
+                let fen = opt_str(&map, "fen")?;
+                if fen.is_some() && chess960.is_some() {
+                    return Err(BadBody::field(
+                        "chess960",
+                        "give `fen` or `chess960`, not both",
+                    ));
+                }
+                Ok(Command::NewGame(NewGame {
+                    fen,
+                    chess960,
+                    white: opt_str(&map, "white")?,
+                    black: opt_str(&map, "black")?,
+                    time_control: opt_str(&map, "time_control")?,
+                }))
+            },
+        ),
+        "promote" => read(&["piece"]).and_then(|map| {
+            let role = match req_str(&map, "piece")?.to_ascii_lowercase().as_str() {
+                "q" => Role::Queen,
+                "r" => Role::Rook,
+                "b" => Role::Bishop,
+                "n" => Role::Knight,
+                other => {
+                    return Err(BadBody::field(
+                        "piece",
+                        format!("`piece` must be one of q, r, b, n, not {other:?}"),
+                    ));
+                }
+            };
+            Ok(Command::Promote(role))
+        }),
+        "adjust" => read(&[]).map(|_| Command::Adjust),
+        "resign" => read(&["side"]).and_then(|map| Ok(Command::Resign(side(&map)?))),
+        "draw" => read(&["kind", "side", "reason"]).and_then(|map| {
+            let side = side(&map)?;
+            let reason = opt_str(&map, "reason")?;
+            let kind = match req_str(&map, "kind")?.as_str() {
+                "agree" => DrawKind::Agree,
+                "claim" => DrawKind::Claim(match reason.as_deref() {
+                    None => None,
+                    Some("threefold") => Some(crate::game::DrawClaim::Threefold),
+                    Some("fifty_moves") => Some(crate::game::DrawClaim::FiftyMoves),
+                    Some(other) => {
+                        return Err(BadBody::field(
+                            "reason",
+                            format!(
+                                "`reason` must be \"threefold\" or \"fifty_moves\", not {other:?}"
+                            ),
+                        ));
+                    }
+                }),
+                other => {
+                    return Err(BadBody::field(
+                        "kind",
+                        format!("`kind` must be \"agree\" or \"claim\", not {other:?}"),
+                    ));
+                }
+            };
+            Ok(Command::Draw { kind, side })
+        }),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_comparison() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"abcd"));
+        assert!(authorised(Some(b"Bearer s3cret"), "s3cret"));
+        assert!(!authorised(Some(b"Bearer s3cre"), "s3cret"));
+        assert!(!authorised(Some(b"Basic s3cret"), "s3cret"));
+        assert!(!authorised(None, "s3cret"));
+    }
+
+    #[test]
+    fn bodies_name_the_field_at_fault() {
+        let bad = |name, body: &str| parse(name, body.as_bytes()).unwrap().unwrap_err();
+        assert_eq!(bad("promote", r#"{"piece":"k"}"#).field, Some("piece"));
+        assert_eq!(bad("promote", "{}").field, Some("piece"));
+        assert_eq!(bad("resign", r#"{"side":"red"}"#).field, Some("side"));
+        assert_eq!(bad("resign", r#"{"side":1}"#).field, Some("side"));
+        assert_eq!(
+            bad("draw", r#"{"side":"white","kind":"x"}"#).field,
+            Some("kind")
+        );
+        assert_eq!(
+            bad(
+                "new-game",
+                r#"{"fen":"8/8/8/8/8/8/8/8 w - - 0 1","chess960":3}"#
+            )
+            .field,
+            Some("chess960")
+        );
+        assert!(bad("adjust", "[").message.contains("not JSON"));
+        assert!(
+            bad("adjust", r#"{"x":1}"#)
+                .message
+                .contains("unknown field")
+        );
+        assert!(parse("nope", b"{}").is_none());
+        assert_eq!(
+            parse("resign", br#"{"side":"black"}"#).unwrap(),
+            Ok(Command::Resign(Color::Black))
+        );
+        assert_eq!(parse("adjust", b"").unwrap(), Ok(Command::Adjust));
+        assert_eq!(
+            parse(
+                "draw",
+                br#"{"side":"white","kind":"claim","reason":"threefold"}"#
+            )
+            .unwrap(),
+            Ok(Command::Draw {
+                kind: DrawKind::Claim(Some(crate::game::DrawClaim::Threefold)),
+                side: Color::White
+            })
+        );
+    }
+}

@@ -1,0 +1,275 @@
+//! The HTTP face (axum): the display pages, the event feed over SSE and
+//! WebSocket, the live PGN, the state, health, and the control endpoints.
+//!
+//! - `GET /`, `/index.html`, `/arbiter.html`, `/app.js`, `/app.css`: the
+//!   display, embedded from `web/dist/`.
+//! - `GET /events`: Server-Sent Events, `id: <game>-<seq>`, `data:` the event
+//!   JSON. With `Last-Event-ID` the stream first resends what followed that
+//!   id in the current game (an id of an earlier game: the current game from
+//!   its start; a bare `<seq>` is read in the current game); without it,
+//!   only new events. A client that lags behind the broadcast is sent a
+//!   `: lagged` comment and its stream ends, so that it reconnects with its
+//!   last id and gets the gap from the in-memory log.
+//! - `GET /ws[?last=<game>-<seq>]`: the same events, one JSON text message each.
+//! - `GET /game.pgn`: the live PGN (`[%clk]`, the result when over).
+//! - `GET /state`, `GET /health`.
+//! - `POST /api/<command>`: control, with `Authorization: Bearer <token>`.
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::json;
+use tokio::sync::{broadcast, oneshot};
+use tokio_stream::StreamExt as _;
+use tokio_stream::wrappers::BroadcastStream;
+
+use super::control::{self, Control, Request};
+use super::feed::{Feed, Item, Message, Resume};
+
+const INDEX_HTML: &str = include_str!("../../web/dist/index.html");
+const ARBITER_HTML: &str = include_str!("../../web/dist/arbiter.html");
+const APP_JS: &str = include_str!("../../web/dist/app.js");
+const APP_CSS: &str = include_str!("../../web/dist/app.css");
+
+/// What the handlers share.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pub feed: Arc<Feed>,
+    pub control: Control,
+}
+
+/// The router of every endpoint.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(|| async { page(INDEX_HTML) }))
+        .route("/index.html", get(|| async { page(INDEX_HTML) }))
+        .route("/arbiter.html", get(|| async { page(ARBITER_HTML) }))
+        .route(
+            "/app.js",
+            get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { asset("text/css; charset=utf-8", APP_CSS) }),
+        )
+        .route("/events", get(events))
+        .route("/ws", get(websocket))
+        .route("/state", get(state_json))
+        .route("/game.pgn", get(game_pgn))
+        .route("/health", get(health))
+        .route("/api/{command}", post(api))
+        .with_state(state)
+}
+
+fn page(html: &'static str) -> Response {
+    asset("text/html; charset=utf-8", html)
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn health(State(state): State<AppState>) -> Response {
+    (
+        [(header::CACHE_CONTROL, "no-store")],
+        axum::Json(json!({ "status": "ok", "game": state.feed.game() })),
+    )
+        .into_response()
+}
+
+async fn state_json(State(state): State<AppState>) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        state.feed.state_json(),
+    )
+        .into_response()
+}
+
+async fn game_pgn(State(state): State<AppState>) -> Response {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                "application/x-chess-pgn; charset=utf-8",
+            ),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        ],
+        state.feed.pgn(),
+    )
+        .into_response()
+}
+
+/// What a live stream yields: an event, or the end (lag or shutdown).
+enum Next {
+    Event(Arc<Item>),
+    Lagged,
+}
+
+/// The backlog, then the broadcast until it lags or closes.
+fn live(
+    backlog: Vec<Arc<Item>>,
+    rx: broadcast::Receiver<Message>,
+) -> impl tokio_stream::Stream<Item = Next> + Send + 'static {
+    let live = BroadcastStream::new(rx).map_while(|m| match m {
+        Ok(Message::Event(item)) => Some(Next::Event(item)),
+        Ok(Message::Close) => None,
+        Err(_lagged) => Some(Next::Lagged),
+    });
+    let mut lagged = false;
+    tokio_stream::iter(backlog.into_iter().map(Next::Event))
+        .chain(live)
+        .map_while(move |n| {
+            // The lag notice goes out once; the stream ends after it.
+            if lagged {
+                return None;
+            }
+            lagged = matches!(n, Next::Lagged);
+            Some(n)
+        })
+}
+
+async fn events(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
+    let (backlog, rx) = state.feed.subscribe(Resume::parse(last));
+    let retry = tokio_stream::once(Ok::<_, Infallible>(
+        SseEvent::default()
+            .retry(Duration::from_millis(500))
+            .comment("touchmove"),
+    ));
+    let stream = retry.chain(live(backlog, rx).map(|n| {
+        Ok(match n {
+            Next::Event(item) => SseEvent::default().id(item.id()).data(&item.json),
+            Next::Lagged => SseEvent::default().comment("lagged"),
+        })
+    }));
+    let mut response = Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, "no-cache".parse().expect("a header"));
+    response
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct WsQuery {
+    last: Option<String>,
+}
+
+async fn websocket(
+    State(state): State<AppState>,
+    Query(query): Query<WsQuery>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let (backlog, rx) = state.feed.subscribe(Resume::parse(query.last.as_deref()));
+    upgrade.on_upgrade(move |socket| ws_session(socket, backlog, rx))
+}
+
+async fn ws_session(
+    mut socket: WebSocket,
+    backlog: Vec<Arc<Item>>,
+    rx: broadcast::Receiver<Message>,
+) {
+    let mut stream = std::pin::pin!(live(backlog, rx));
+    while let Some(next) = stream.next().await {
+        let Next::Event(item) = next else {
+            // Lagged: close; the client reconnects with `?last=` its last id.
+            break;
+        };
+        if socket
+            .send(WsMessage::Text(item.json.clone().into()))
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+    let _ = socket.send(WsMessage::Close(None)).await;
+}
+
+fn error(status: StatusCode, body: serde_json::Value) -> Response {
+    (status, axum::Json(body)).into_response()
+}
+
+async fn api(
+    State(state): State<AppState>,
+    Path(command): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(token) = &state.control.token else {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            json!({ "error": "control is disabled: no token is configured. Set `token-file` in the [http] section of the configuration (or pass --token-file) to a file holding a secret, and send it as `Authorization: Bearer <token>`." }),
+        );
+    };
+    let auth = headers.get(header::AUTHORIZATION).map(|v| v.as_bytes());
+    if !control::authorised(auth, token) {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            json!({ "error": "missing or wrong bearer token (send `Authorization: Bearer <token>`)" }),
+        );
+    }
+    if matches!(command.as_str(), "reinstate" | "clock" | "accept-position") {
+        return error(
+            StatusCode::NOT_IMPLEMENTED,
+            json!({ "error": format!("`{command}` is not supported by this version of touchmove yet") }),
+        );
+    }
+    let command = match control::parse(&command, &body) {
+        None => {
+            return error(
+                StatusCode::NOT_FOUND,
+                json!({ "error": format!("no control command `{command}`") }),
+            );
+        }
+        Some(Err(bad)) => return error(StatusCode::BAD_REQUEST, bad.to_json()),
+        Some(Ok(command)) => command,
+    };
+    let (reply, answer) = oneshot::channel();
+    if state
+        .control
+        .inbox
+        .send(Request { command, reply })
+        .await
+        .is_err()
+    {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "error": "the game loop is not running" }),
+        );
+    }
+    match answer.await {
+        Ok(Ok(value)) => axum::Json(value).into_response(),
+        Ok(Err(control::Refused::Conflict(m))) => {
+            error(StatusCode::CONFLICT, json!({ "error": m }))
+        }
+        Ok(Err(control::Refused::Invalid(bad))) => error(StatusCode::BAD_REQUEST, bad.to_json()),
+        Ok(Err(control::Refused::Unsupported(m))) => {
+            error(StatusCode::NOT_IMPLEMENTED, json!({ "error": m }))
+        }
+        Err(_) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "error": "the game loop stopped" }),
+        ),
+    }
+}

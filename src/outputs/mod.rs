@@ -1,0 +1,7 @@
+//! Everything that carries events out of the core: the live feed (the
+//! in-memory log of the game and its broadcast fan-out), the `/state`
+//! reduction, the control commands and the HTTP server.
+pub mod control;
+pub mod feed;
+pub mod http;
+pub mod state;

@@ -1,0 +1,23 @@
+#!/bin/sh
+# The browser test against the real daemon: starts `touchmove run --demo`
+# (the corpus game, with a knocked piece for the `displaced` alert) at real
+# speed (the page runs the clocks in wall time) on a free port, waits for
+# /health, then runs web/test/display.test.mjs (playwright-core driving
+# /usr/bin/chromium) against it with a 60 s wait per step.
+#   tests/browser.sh [PORT]      (default 18080; needs node, npm, chromium)
+set -eu
+cd "$(dirname "$0")/.."
+PORT="${1:-18080}"
+cargo build --quiet
+./target/debug/touchmove run --demo --speed 1 --bind "127.0.0.1:$PORT" &
+DAEMON=$!
+trap 'kill "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null || true' EXIT INT TERM
+i=0
+until curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; do
+    i=$((i + 1))
+    [ "$i" -lt 100 ] || { echo "the daemon did not answer /health" >&2; exit 1; }
+    sleep 0.1
+done
+cd web
+[ -d node_modules/playwright-core ] || npm ci
+TOUCHMOVE_WAIT_MS="${TOUCHMOVE_WAIT_MS:-60000}" TOUCHMOVE_URL="http://127.0.0.1:$PORT/" node --test test/display.test.mjs

@@ -1,0 +1,250 @@
+//! The daemon over real HTTP on loopback: a synthesized trace is played
+//! through `touchmove::daemon` (fast, by a speed factor) and read back
+//! through `/events`, `/game.pgn`, `/state` and the control endpoints.
+//!
+//! Requests are HTTP/1.0 over a plain TCP stream, so that streamed
+//! responses are close-delimited and need no HTTP client crate.
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+use touchmove::cli::replay::{drive, parse_time_control, session_for};
+use touchmove::daemon::game_loop::Source;
+use touchmove::daemon::{Options, Running, start};
+use touchmove::game::pgn::{Tags, read_all};
+use touchmove::sensors::trace::Trace;
+use touchmove::synth::{self, HandStyle};
+
+const TOKEN: &str = "test-token-0123456789";
+
+fn trace(seed: u64) -> Trace {
+    let (start, moves) = synth::random_game(seed, 24);
+    synth::synthesize(&start, &moves, &HandStyle::careful(), seed).trace
+}
+
+/// What `touchmove replay --events` prints for `trace` (90+30 clock).
+fn replay_lines(trace: &Trace) -> Vec<String> {
+    let tc = parse_time_control("90+30").unwrap();
+    let mut session = session_for(trace, None, None, Some(tc), None, None).unwrap();
+    drive(&mut session, trace, "test")
+        .unwrap()
+        .iter()
+        .map(|e| e.to_json())
+        .collect()
+}
+
+async fn daemon(trace: Trace, token: Option<&str>, speed: f64) -> Running {
+    start(Options {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        token: token.map(str::to_owned),
+        speed,
+        source: Source::Trace(Box::new(trace)),
+        profile: None,
+        time_control: Some(parse_time_control("90+30").unwrap()),
+        tags: Tags {
+            white: "White Player".into(),
+            black: "Black Player".into(),
+            ..Tags::default()
+        },
+    })
+    .await
+    .unwrap()
+}
+
+/// One request; returns the status and the body.
+async fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).await.unwrap();
+    let status = text[9..12].parse().unwrap();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// Opens `/events` and reads `(id, data)` pairs until `count` arrived or
+/// nothing came for `idle`.
+async fn sse(
+    addr: SocketAddr,
+    last_event_id: Option<&str>,
+    count: usize,
+    idle: Duration,
+) -> Vec<(String, String)> {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut head = format!("GET /events HTTP/1.0\r\nHost: {addr}\r\nAccept: text/event-stream\r\n");
+    if let Some(id) = last_event_id {
+        head.push_str(&format!("Last-Event-ID: {id}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut lines = BufReader::new(stream).lines();
+    let mut out = Vec::new();
+    let mut id = String::new();
+    while out.len() < count {
+        let Ok(Ok(Some(line))) = tokio::time::timeout(idle, lines.next_line()).await else {
+            break;
+        };
+        if let Some(rest) = line.strip_prefix("id: ") {
+            id = rest.to_owned();
+        } else if let Some(data) = line.strip_prefix("data: ") {
+            out.push((std::mem::take(&mut id), data.to_owned()));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_feed_equals_replay_and_resumes_without_gap_or_duplicate() {
+    let trace = trace(11);
+    let expected = replay_lines(&trace);
+    assert!(
+        expected.len() > 50,
+        "a game with events: {}",
+        expected.len()
+    );
+    let running = daemon(trace, Some(TOKEN), 40.0).await;
+    let addr = running.addr;
+
+    // The PGN, polled while the game is played, always parses.
+    let poller = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        for _ in 0..12 {
+            let (status, body) = request(addr, "GET", "/game.pgn", &[], "").await;
+            assert_eq!(status, 200);
+            if !body.is_empty() {
+                let games = read_all(body.as_bytes()).unwrap();
+                assert_eq!(games.len(), 1, "{body}");
+                let game = games
+                    .into_iter()
+                    .next()
+                    .unwrap()
+                    .unwrap_or_else(|e| panic!("{e}\n{body}"));
+                assert_eq!(game.tag("White"), Some("White Player"));
+                seen.push(game.moves.len());
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        seen
+    });
+
+    // An id of a game before the first: everything of the current game.
+    let events = sse(addr, Some("0-0"), expected.len(), Duration::from_secs(20)).await;
+    let data: Vec<String> = events.iter().map(|(_, d)| d.clone()).collect();
+    assert_eq!(data, expected, "the SSE feed is `replay --events`");
+    for (i, (id, _)) in events.iter().enumerate() {
+        assert_eq!(id, &format!("1-{i}"));
+    }
+
+    // Resuming after event k gives exactly the events after it.
+    for k in [0, 7, expected.len() / 2, expected.len() - 2] {
+        let id = format!("1-{k}");
+        let resumed = sse(addr, Some(&id), usize::MAX, Duration::from_millis(400)).await;
+        let data: Vec<String> = resumed.into_iter().map(|(_, d)| d).collect();
+        assert_eq!(data, expected[k + 1..], "resumed after {id}");
+    }
+    // A bare seq is read in the current game.
+    let resumed = sse(addr, Some("5"), usize::MAX, Duration::from_millis(400)).await;
+    assert_eq!(resumed.len(), expected.len() - 6);
+
+    let seen = poller.await.unwrap();
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert!(seen.len() >= 6);
+    let (_, pgn) = request(addr, "GET", "/game.pgn", &[], "").await;
+    let game = read_all(pgn.as_bytes()).unwrap().remove(0).unwrap();
+    let plies = expected
+        .iter()
+        .filter(|l| l.contains(r#""type":"move""#))
+        .count();
+    assert_eq!(game.moves.len(), plies);
+    assert!(pgn.contains("[%clk "), "{pgn}");
+
+    let (status, state) = request(addr, "GET", "/state", &[], "").await;
+    assert_eq!(status, 200);
+    let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(state["moves"].as_array().unwrap().len(), plies);
+    assert_eq!(state["seq"], (expected.len() - 1) as u64);
+    assert_eq!(state["white"], "White Player");
+
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn control_needs_the_token_and_a_well_formed_body() {
+    let running = daemon(trace(5), Some(TOKEN), 40.0).await;
+    let addr = running.addr;
+    let bearer = format!("Bearer {TOKEN}");
+    let auth = [("Authorization", bearer.as_str())];
+    let body = r#"{"side":"white"}"#;
+
+    let (status, text) = request(addr, "POST", "/api/resign", &[], body).await;
+    assert_eq!(status, 401, "{text}");
+    let wrong = [("Authorization", "Bearer test-token-0123456788")];
+    let (status, _) = request(addr, "POST", "/api/resign", &wrong, body).await;
+    assert_eq!(status, 401);
+    let (status, text) = request(addr, "POST", "/api/resign", &auth, r#"{"side":"red"}"#).await;
+    assert_eq!(status, 400);
+    let err: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(err["field"], "side");
+    let (status, _) = request(addr, "POST", "/api/resign", &auth, "{not json").await;
+    assert_eq!(status, 400);
+    let (status, text) = request(addr, "POST", "/api/promote", &auth, r#"{"piece":"k"}"#).await;
+    assert_eq!(status, 400);
+    assert!(text.contains("piece"), "{text}");
+
+    // Wait until the game has started, then resign for White.
+    let live = tokio::spawn(sse(addr, Some("0-0"), 1, Duration::from_secs(10)));
+    assert_eq!(live.await.unwrap().len(), 1);
+    let (status, text) = request(addr, "POST", "/api/resign", &auth, body).await;
+    assert_eq!(status, 200, "{text}");
+    let (_, state) = request(addr, "GET", "/state", &[], "").await;
+    let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(state["result"]["result"], "0-1");
+    assert_eq!(state["result"]["reason"], "resignation");
+    let (_, pgn) = request(addr, "GET", "/game.pgn", &[], "").await;
+    assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
+    // Resigning again: the game is over.
+    let (status, _) = request(addr, "POST", "/api/resign", &auth, body).await;
+    assert_eq!(status, 409);
+    let (status, _) = request(
+        addr,
+        "POST",
+        "/api/draw",
+        &auth,
+        r#"{"side":"white","kind":"agree"}"#,
+    )
+    .await;
+    assert_eq!(status, 409);
+    running.stop().await.unwrap();
+
+    // Without a token, control is disabled and says how to enable it.
+    let running = daemon(trace(5), None, 40.0).await;
+    let (status, text) = request(running.addr, "POST", "/api/resign", &auth, body).await;
+    assert_eq!(status, 401);
+    assert!(text.contains("token-file"), "{text}");
+    let (status, text) = request(running.addr, "GET", "/", &[], "").await;
+    assert_eq!(status, 200);
+    assert!(text.contains("<html") || text.contains("<!doctype") || text.contains("<!DOCTYPE"));
+    let (status, _) = request(running.addr, "GET", "/health", &[], "").await;
+    assert_eq!(status, 200);
+    running.stop().await.unwrap();
+}
