@@ -13,12 +13,17 @@ pub enum Explanation {
     Unique(Vec<Move>),
     /// Several positions explain it (at the fewest plies that explain it).
     Ambiguous(Vec<Vec<Move>>),
-    /// No sequence of up to the limit explains it.
+    /// No sequence of up to the limit explains it (or the search ran out
+    /// of its budget: not explained is the safe answer).
     None,
 }
 
 /// The most sequences collected before giving up on uniqueness.
 const MAX_SOLUTIONS: usize = 32;
+
+/// The most positions one search visits: beyond it the board is "not
+/// explained" rather than the scan loop stalled.
+const NODE_BUDGET: usize = 200_000;
 
 /// Up to this many plies, pieces that do not stand on a changed square may
 /// move too (and come back later).
@@ -34,6 +39,7 @@ pub fn search(
     white: Option<Bitboard>,
     max_plies: usize,
 ) -> Explanation {
+    let mut nodes = 0;
     for depth in 1..=max_plies {
         let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
         let mut path = Vec::with_capacity(depth);
@@ -49,7 +55,11 @@ pub fn search(
             Bitboard::EMPTY,
             &mut path,
             &mut found,
+            &mut nodes,
         );
+        if nodes > NODE_BUDGET {
+            return Explanation::None;
+        }
         if found.is_empty() {
             continue;
         }
@@ -78,8 +88,10 @@ fn dfs(
     entered: Bitboard,
     path: &mut Vec<Move>,
     found: &mut Vec<(PositionKey, Vec<Move>)>,
+    nodes: &mut usize,
 ) {
-    if found.len() >= MAX_SOLUTIONS {
+    *nodes += 1;
+    if found.len() >= MAX_SOLUTIONS || *nodes > NODE_BUDGET {
         return;
     }
     let occ = pos.board().occupied();
@@ -116,6 +128,7 @@ fn dfs(
             entered | arrived,
             path,
             found,
+            nodes,
         );
         path.pop();
     }
