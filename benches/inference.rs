@@ -82,7 +82,11 @@ fn run(d: &Dense) -> usize {
 /// Scans per second through filter, inference, rules and clock, at 1 kHz.
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn replay_scans(bencher: Bencher) {
-    let traces: Vec<Dense> = games(8).iter().enumerate().map(|(i, g)| dense(g, i as u64)).collect();
+    let traces: Vec<Dense> = games(8)
+        .iter()
+        .enumerate()
+        .map(|(i, g)| dense(g, i as u64))
+        .collect();
     let scans: usize = traces.iter().map(|d| d.scans.len()).sum();
     bencher.counter(ItemsCount::new(scans)).bench(|| {
         let mut plies = 0;
@@ -96,7 +100,11 @@ fn replay_scans(bencher: Bencher) {
 /// The same replay counted per concluded move.
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn per_concluded_move(bencher: Bencher) {
-    let traces: Vec<Dense> = games(8).iter().enumerate().map(|(i, g)| dense(g, i as u64)).collect();
+    let traces: Vec<Dense> = games(8)
+        .iter()
+        .enumerate()
+        .map(|(i, g)| dense(g, i as u64))
+        .collect();
     let plies: usize = traces.iter().map(|d| d.plies).sum();
     bencher.counter(ItemsCount::new(plies)).bench(|| {
         for d in &traces {

@@ -9,6 +9,7 @@ pub mod events;
 pub mod filter;
 pub mod game;
 pub mod inference;
+pub mod outputs;
 pub mod sensors;
 pub mod session;
 pub mod synth;
