@@ -212,7 +212,7 @@ fn export(db: &Path, args: &ExportArgs) -> anyhow::Result<()> {
 }
 
 fn check(db: &Path) -> anyhow::Result<()> {
-    let journal = Journal::open_read_only(db)?;
+    let journal = Journal::open_for_check(db)?;
     let report = journal.check()?;
     print(&report.to_string())?;
     if !report.is_ok() {

@@ -12,7 +12,7 @@ pub enum JournalError {
     NotAJournal { path: PathBuf, reason: String },
     /// SQLite found the file damaged. It is left as it is.
     #[error(
-        "{}: the journal is damaged ({detail}); the file was left untouched: keep a copy and run `touchmove journal check`",
+        "{}: the journal is damaged ({detail}); the file was left untouched: keep a copy; `touchmove journal check` lists the damage",
         path.display()
     )]
     Corrupt { path: PathBuf, detail: String },

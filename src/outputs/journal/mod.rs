@@ -339,22 +339,33 @@ impl Journal {
     /// file that is not SQLite or not a touchmove journal, a damaged file
     /// (`quick_check`), and a journal of a newer schema version.
     pub fn open(path: impl AsRef<Path>) -> Result<Journal> {
-        Journal::open_with(path.as_ref(), false)
+        Journal::open_with(path.as_ref(), schema::Mode::Write)
     }
 
     /// Opens an existing journal for reading only (`touchmove journal`,
     /// feeds reading back while the writer writes).
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<Journal> {
-        let path = path.as_ref();
+        Journal::open_existing(path.as_ref(), schema::Mode::Read)
+    }
+
+    /// Opens an existing journal for reading only, without the
+    /// `quick_check` of the other opens: [`Journal::check`] then reports
+    /// the damage of a damaged file in full.
+    pub fn open_for_check(path: impl AsRef<Path>) -> Result<Journal> {
+        Journal::open_existing(path.as_ref(), schema::Mode::ToCheck)
+    }
+
+    fn open_existing(path: &Path, mode: schema::Mode) -> Result<Journal> {
         if !path.exists() {
             return Err(JournalError::Missing {
                 path: path.to_path_buf(),
             });
         }
-        Journal::open_with(path, true)
+        Journal::open_with(path, mode)
     }
 
-    fn open_with(path: &Path, read_only: bool) -> Result<Journal> {
+    fn open_with(path: &Path, mode: schema::Mode) -> Result<Journal> {
+        let read_only = mode != schema::Mode::Write;
         let flags = if read_only {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
         } else {
@@ -366,7 +377,7 @@ impl Journal {
             .map_err(|e| JournalError::sqlite(path, "opening the file", e))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(|e| JournalError::sqlite(path, "setting the busy timeout", e))?;
-        schema::prepare(&mut conn, path, read_only)?;
+        schema::prepare(&mut conn, path, mode)?;
         Ok(Journal {
             conn,
             path: path.to_path_buf(),
@@ -730,7 +741,13 @@ impl Journal {
     /// run the check); nothing is repaired or truncated.
     pub fn check(&self) -> Result<CheckReport> {
         let integrity = schema::integrity_messages(&self.conn, "integrity_check")
-            .map_err(self.sqlite("checking integrity"))?;
+            .map_err(self.sqlite("checking integrity"))?
+            .iter()
+            .flat_map(|m| m.lines())
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("***"))
+            .map(str::to_owned)
+            .collect();
         let ids: Vec<GameId> = {
             let mut stmt = self
                 .conn
@@ -751,21 +768,27 @@ impl Journal {
         };
         for game in ids {
             let problem = |seq, message| GameProblem { game, seq, message };
+            // The file is named once by the report; a problem says what.
+            let what = |e: JournalError| match e {
+                JournalError::Corrupt { detail, .. } => format!("unreadable: {detail}"),
+                JournalError::BadRecord { reason, .. } => reason,
+                e => e.to_string(),
+            };
             let meta = match self.meta_row(game) {
                 Ok(meta) => meta,
                 Err(e) => {
-                    report.problems.push(problem(None, e.to_string()));
+                    report.problems.push(problem(None, what(e)));
                     continue;
                 }
             };
             let events = match self.events_after(game, None) {
                 Ok(events) => events,
-                Err(JournalError::BadRecord { seq, reason, .. }) => {
-                    report.problems.push(problem(seq, reason));
-                    continue;
-                }
                 Err(e) => {
-                    report.problems.push(problem(None, e.to_string()));
+                    let seq = match &e {
+                        JournalError::BadRecord { seq, .. } => *seq,
+                        _ => None,
+                    };
+                    report.problems.push(problem(seq, what(e)));
                     continue;
                 }
             };

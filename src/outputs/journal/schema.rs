@@ -47,6 +47,17 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;",
 ];
 
+/// How a journal is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// By the one writer.
+    Write,
+    /// By a reader.
+    Read,
+    /// By a reader that runs the full integrity check itself.
+    ToCheck,
+}
+
 /// What the file holds before anything is written to it.
 struct Found {
     tables: i64,
@@ -107,16 +118,17 @@ pub(crate) fn integrity_messages(conn: &Connection, pragma: &str) -> rusqlite::R
     Ok(messages)
 }
 
-/// The first messages of a check, for an error line.
+/// The first lines of a check's messages, for an error line.
 pub(crate) fn summary(messages: &[String]) -> String {
-    let mut text = messages
+    let lines: Vec<&str> = messages
         .iter()
-        .take(3)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join("; ");
-    if messages.len() > 3 {
-        text.push_str(&format!("; and {} more", messages.len() - 3));
+        .flat_map(|m| m.lines())
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("***"))
+        .collect();
+    let mut text = lines.iter().take(3).copied().collect::<Vec<_>>().join("; ");
+    if lines.len() > 3 {
+        text.push_str(&format!("; and {} more", lines.len() - 3));
     }
     text
 }
@@ -126,7 +138,8 @@ pub(crate) fn summary(messages: &[String]) -> String {
 /// damaged file, or a journal of a newer version, each before writing
 /// anything. Then (unless read-only) sets WAL and `synchronous=FULL` and
 /// migrates.
-pub(crate) fn prepare(conn: &mut Connection, path: &Path, read_only: bool) -> Result<()> {
+pub(crate) fn prepare(conn: &mut Connection, path: &Path, mode: Mode) -> Result<()> {
+    let read_only = mode != Mode::Write;
     let found = inspect(conn, path)?;
     let empty = found.tables == 0 && found.version == 0 && found.application_id == 0;
     if !empty && found.application_id != APPLICATION_ID {
@@ -145,7 +158,9 @@ pub(crate) fn prepare(conn: &mut Connection, path: &Path, read_only: bool) -> Re
             known: SCHEMA_VERSION,
         });
     }
-    quick_check(conn, path)?;
+    if mode != Mode::ToCheck {
+        quick_check(conn, path)?;
+    }
     if read_only {
         if found.version < SCHEMA_VERSION {
             return Err(JournalError::NeedsMigration {
