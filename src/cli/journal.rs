@@ -236,7 +236,9 @@ struct Resume {
     current: Option<GameId>,
     /// Its events already in the journal (to compare, not to write again).
     stored: Vec<Event>,
-    /// Events of the current game in the journal, stored before or now.
+    /// Events of the current game in the journal, stored before or now:
+    /// when the session has emitted exactly these, the journal's game must
+    /// be the session's.
     count: u64,
     /// The restored game is still to be compared with the session's.
     verify: bool,
@@ -334,6 +336,7 @@ fn journal_event(
             Some(&id) => {
                 resume.stored = journal.events_after(id, None)?;
                 resume.verify = !resume.stored.is_empty();
+                resume.count = resume.stored.len() as u64;
                 id
             }
             None => {
@@ -348,11 +351,11 @@ fn journal_event(
                 meta.event = "touchmove journal write-trace".into();
                 meta.site = args.trace.display().to_string();
                 resume.stored.clear();
+                resume.count = 0;
                 journal.begin_game(&meta)?
             }
         };
         resume.current = Some(id);
-        resume.count = 0;
     }
     let Some(game) = resume.current else {
         // Before the first game: nothing to journal it under.
@@ -367,7 +370,6 @@ fn journal_event(
                 e.to_json()
             );
         }
-        resume.count = resume.count.max(e.seq + 1);
         return Ok(());
     }
     journal.append(game, e)?;
