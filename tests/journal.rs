@@ -199,6 +199,8 @@ fn a_duplicate_or_a_gap_is_refused_not_stored() {
     assert_eq!(journal.events_after(game, None).unwrap(), events[..3]);
     journal.append(game, &events[3]).unwrap();
     assert_eq!(journal.events_after(game, None).unwrap(), events[..4]);
+    let err = journal.append(GameId(game.0 + 1), &events[0]).unwrap_err();
+    assert!(matches!(err, JournalError::NoSuchGame { .. }), "{err}");
 }
 
 #[test]

@@ -852,6 +852,12 @@ mod tests {
     }
 
     #[test]
+    fn a_journal_can_move_to_the_writer_thread() {
+        fn send<T: Send>() {}
+        send::<Journal>();
+    }
+
+    #[test]
     fn game_numbers_parse() {
         assert_eq!("12".parse::<GameId>(), Ok(GameId(12)));
         assert!("0".parse::<GameId>().is_err());
