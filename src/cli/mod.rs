@@ -2,6 +2,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod calibrate;
+pub mod journal;
 pub mod pgn;
 pub mod record;
 pub mod replay;
@@ -31,6 +32,8 @@ pub enum Command {
     Hall(NotYet),
     /// Turn PGN games into raw sensor traces with a model of human hands.
     Synth(synth::SynthArgs),
+    /// The game journal: list games, export one as PGN or JSON, check the file.
+    Journal(journal::JournalArgs),
 }
 
 /// Arguments of a subcommand that is not built yet: accepted and ignored.
@@ -54,5 +57,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Hall(_) => not_yet("hall"),
         Command::Synth(args) => synth::run(args),
+        Command::Journal(args) => journal::run(args),
     }
 }

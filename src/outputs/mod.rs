@@ -1,7 +1,9 @@
-//! Everything that carries events out of the core: the live feed (the
-//! in-memory log of the game and its broadcast fan-out), the `/state`
-//! reduction, the control commands and the HTTP server.
+//! Everything that carries events out of the core or keeps them: the
+//! durable journal, the live feed (the in-memory log of the game and its
+//! broadcast fan-out), the `/state` reduction, the control commands and
+//! the HTTP server.
 pub mod control;
 pub mod feed;
 pub mod http;
+pub mod journal;
 pub mod state;
