@@ -308,11 +308,10 @@ impl Inference {
         }
         let turn = self.game.turn();
         // The opponent touching a piece releases a promotion left unnamed.
-        if let (Some(p), Some(piece)) = (self.promotion, piece)
-            && piece.color == turn
+        if self.promotion.is_some()
+            && piece.is_some_and(|p| p.color != turn)
             && self.config.completion == Completion::Settle
         {
-            let _ = p;
             self.make_promotion(t, Role::Queen);
         }
         self.turn_lifts.add(sq);
