@@ -8,8 +8,12 @@
 set -eu
 cd "$(dirname "$0")/.."
 PORT="${1:-18080}"
-cargo build --quiet
-./target/debug/touchmove run --demo --speed 1 --bind "127.0.0.1:$PORT" &
+BIN="${TOUCHMOVE_BIN:-}"
+if [ -z "$BIN" ]; then
+    cargo build --quiet
+    BIN=./target/debug/touchmove
+fi
+"$BIN" run --demo --speed 1 --bind "127.0.0.1:$PORT" &
 DAEMON=$!
 trap 'kill "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null || true' EXIT INT TERM
 i=0

@@ -292,6 +292,16 @@ impl Inference {
 
     /// A piece that stood on `sq` left it: the sensor board's touch.
     fn lifted(&mut self, t: Millis, sq: Square) {
+        // The opponent touching a piece releases a promotion left unnamed
+        // (any piece but on the promotion's own squares, where the pawn is
+        // taken off: the opponent lifts his own piece, or the mover's to
+        // capture it). First, so that this lift belongs to the next turn.
+        if self.started
+            && self.promotion.is_some_and(|p| p.to != sq && p.from != sq)
+            && self.config.completion == Completion::Settle
+        {
+            self.make_promotion(t, Role::Queen);
+        }
         self.lifted_since_stable.add(sq);
         self.lifted_at[sq as usize] = Some(t);
         self.active_at[sq as usize] = Some(t);
@@ -305,14 +315,6 @@ impl Inference {
         );
         if !self.started || self.game.is_over() {
             return;
-        }
-        let turn = self.game.turn();
-        // The opponent touching a piece releases a promotion left unnamed.
-        if self.promotion.is_some()
-            && piece.is_some_and(|p| p.color != turn)
-            && self.config.completion == Completion::Settle
-        {
-            self.make_promotion(t, Role::Queen);
         }
         self.turn_lifts.add(sq);
         if let Some(piece) = piece

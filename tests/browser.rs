@@ -1,0 +1,29 @@
+//! The display in headless Chromium against the real daemon running the
+//! demo: the board shows the position after a known move, a displaced
+//! square is highlighted, the clocks run (web/test/display.test.mjs, driven
+//! by tests/browser.sh; `.ci/run` installs Chromium and the npm packages).
+use std::process::Command;
+
+#[test]
+fn the_display_shows_the_game_in_chromium() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let port = 18_000 + (std::process::id() % 1000) as u16;
+    let out = Command::new("sh")
+        .arg(format!("{root}/tests/browser.sh"))
+        .arg(port.to_string())
+        .env("TOUCHMOVE_BIN", env!("CARGO_BIN_EXE_touchmove"))
+        .env(
+            "TOUCHMOVE_ARTEFACTS",
+            format!("{root}/target/browser-artefacts"),
+        )
+        .output()
+        .expect("sh runs tests/browser.sh");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "browser test failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("# fail 0"), "{stdout}");
+    assert!(stdout.contains("# pass 5"), "{stdout}");
+}
