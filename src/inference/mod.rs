@@ -89,6 +89,37 @@ struct PendingPromotion {
     since: Millis,
 }
 
+/// What the hands did since the turn began (the last move made).
+#[derive(Debug, Clone)]
+struct TurnHands {
+    /// Pieces touched, in order (4.3, 4.4).
+    touches: Vec<Touch>,
+    /// Squares seen lifted.
+    lifts: Bitboard,
+    /// Squares whose raw reading changed, even too briefly for the
+    /// debounce: a captured piece pushed off its square by the capturing
+    /// one may leave it empty for only a few milliseconds.
+    flicker: Bitboard,
+    flicker_count: [u8; 64],
+    /// Per square: when its piece was last lifted, and when it last
+    /// changed at all (lifted, placed, flickered).
+    lifted_at: [Option<Millis>; 64],
+    active_at: [Option<Millis>; 64],
+}
+
+impl Default for TurnHands {
+    fn default() -> TurnHands {
+        TurnHands {
+            touches: Vec::new(),
+            lifts: Bitboard::EMPTY,
+            flicker: Bitboard::EMPTY,
+            flicker_count: [0; 64],
+            lifted_at: [None; 64],
+            active_at: [None; 64],
+        }
+    }
+}
+
 /// The last move made, kept to recognise a piece moved on after release.
 #[derive(Debug, Clone)]
 struct LastMove {
@@ -121,17 +152,8 @@ pub struct Inference {
     last_change: Option<Millis>,
     lifted_since_stable: Bitboard,
     jump: bool,
-    touches: Vec<Touch>,
-    turn_lifts: Bitboard,
-    /// Squares whose raw reading changed this turn, even too briefly for
-    /// the debounce: a captured piece pushed off its square by the
-    /// capturing one may leave it empty for only a few milliseconds.
-    turn_flicker: Bitboard,
-    flicker_count: [u8; 64],
-    /// Per square, this turn: when its piece was last lifted, and when it
-    /// last changed at all (lifted, placed, flickered).
-    lifted_at: [Option<Millis>; 64],
-    active_at: [Option<Millis>; 64],
+    /// What the hands did in the current turn.
+    turn: TurnHands,
     /// Since when pieces have been missing with nothing explaining it.
     missing_since: Option<Millis>,
     awaiting_press: Option<usize>,
@@ -158,12 +180,7 @@ impl Inference {
             last_change: None,
             lifted_since_stable: Bitboard::EMPTY,
             jump: false,
-            touches: Vec::new(),
-            turn_lifts: Bitboard::EMPTY,
-            turn_flicker: Bitboard::EMPTY,
-            flicker_count: [0; 64],
-            lifted_at: [None; 64],
-            active_at: [None; 64],
+            turn: TurnHands::default(),
             missing_since: None,
             awaiting_press: None,
             last_move: None,
@@ -281,7 +298,7 @@ impl Inference {
             }
             Change::Placed(colour) => {
                 self.board.add(sq);
-                self.active_at[sq as usize] = Some(c.t);
+                self.turn.active_at[sq as usize] = Some(c.t);
                 if let Some(w) = &mut self.white {
                     w.set(sq, colour == Some(Color::White));
                 }
@@ -303,8 +320,8 @@ impl Inference {
             self.make_promotion(t, Role::Queen);
         }
         self.lifted_since_stable.add(sq);
-        self.lifted_at[sq as usize] = Some(t);
-        self.active_at[sq as usize] = Some(t);
+        self.turn.lifted_at[sq as usize] = Some(t);
+        self.turn.active_at[sq as usize] = Some(t);
         let piece = self.game.position().board().piece_at(sq);
         self.emit(
             t,
@@ -316,9 +333,9 @@ impl Inference {
         if !self.started || self.game.is_over() {
             return;
         }
-        self.turn_lifts.add(sq);
+        self.turn.lifts.add(sq);
         if let Some(piece) = piece
-            && !self.touches.iter().any(|x| x.square == sq)
+            && !self.turn.touches.iter().any(|x| x.square == sq)
             && self.game.position().board().piece_at(sq) == Some(piece)
         {
             if self.adjusting {
@@ -326,7 +343,7 @@ impl Inference {
                 self.adjusting = false;
             } else if self.awaiting_press.is_none() {
                 let with = self.game.position().board().occupied() & !self.board;
-                self.touches.push(Touch {
+                self.turn.touches.push(Touch {
                     square: sq,
                     piece,
                     with: with.without(sq),
@@ -341,11 +358,11 @@ impl Inference {
     /// for a fresh look once the board has settled.
     pub fn flicker(&mut self, t: Millis, squares: Bitboard) {
         for sq in squares {
-            self.active_at[sq as usize] = Some(t);
-            let n = &mut self.flicker_count[sq as usize];
+            self.turn.active_at[sq as usize] = Some(t);
+            let n = &mut self.turn.flicker_count[sq as usize];
             *n = n.saturating_add(1);
             if *n >= FLICKER_TOGGLES {
-                self.turn_flicker.add(sq);
+                self.turn.flicker.add(sq);
             }
         }
         if self.started && self.last_change.is_none_or(|last| last < t) {
@@ -423,6 +440,7 @@ impl Inference {
                     return PressMeaning::Ignored("the move ended the game");
                 }
                 let from = self
+                    .turn
                     .touches
                     .iter()
                     .find(|x| x.piece.color == side && !self.board.contains(x.square))
@@ -583,9 +601,15 @@ impl Inference {
         }) else {
             return false;
         };
+        self.adopt(t, plies);
+        true
+    }
+
+    /// Records plies the sensors missed, each made and completed at `t`
+    /// (later plies were made after them).
+    fn adopt(&mut self, t: Millis, plies: Vec<Move>) {
         for m in plies {
-            self.touches.clear();
-            self.turn_lifts = Bitboard::EMPTY;
+            self.turn = TurnHands::default();
             self.make_move(t, m);
             if let Some(ply) = self.awaiting_press.take() {
                 self.emit(t, EventKind::MoveCompleted { ply });
@@ -594,18 +618,12 @@ impl Inference {
                 break;
             }
         }
-        true
     }
 
     fn new_game(&mut self, t: Millis) {
         self.game = Game::new(self.start.clone(), self.profile);
         self.started = true;
-        self.touches.clear();
-        self.turn_lifts = Bitboard::EMPTY;
-        self.turn_flicker = Bitboard::EMPTY;
-        self.flicker_count = [0; 64];
-        self.lifted_at = [None; 64];
-        self.active_at = [None; 64];
+        self.turn = TurnHands::default();
         self.awaiting_press = None;
         self.last_move = None;
         self.promotion = None;
@@ -659,7 +677,7 @@ impl Inference {
     /// capturing piece was lifted (a piece touched and put back before is
     /// not taken).
     fn hand_made(&self, m: &Move) -> bool {
-        if !(must_lift(m) & !(self.turn_lifts | self.turn_flicker)).is_empty() {
+        if !(must_lift(m) & !(self.turn.lifts | self.turn.flicker)).is_empty() {
             return false;
         }
         if let Move::Normal {
@@ -669,8 +687,8 @@ impl Inference {
             ..
         } = *m
         {
-            let lifted = self.lifted_at[from as usize];
-            let active = self.active_at[to as usize];
+            let lifted = self.turn.lifted_at[from as usize];
+            let active = self.turn.active_at[to as usize];
             return matches!((lifted, active), (Some(l), Some(a)) if a >= l);
         }
         true
@@ -680,11 +698,12 @@ impl Inference {
     /// was lifted; among equals, the capture of the first opponent piece
     /// touched. Promotions to different pieces count as one.
     fn pick(&self, cands: &[Move]) -> Option<Move> {
-        let score = |m: &Move| (must_lift(m) & (self.turn_lifts | self.turn_flicker)).count();
+        let score = |m: &Move| (must_lift(m) & (self.turn.lifts | self.turn.flicker)).count();
         let best = cands.iter().map(score).max()?;
         let mut best: Vec<&Move> = cands.iter().filter(|m| score(m) == best).collect();
         if best.len() > 1
             && let Some(theirs) = self
+                .turn
                 .touches
                 .iter()
                 .find(|x| x.piece.color != self.game.turn())
@@ -749,7 +768,7 @@ impl Inference {
         let before = self.game.position().clone();
         let side = before.turn();
         if self.profile.is_fide()
-            && let Some(breach) = touch::check(&before, &self.touches, &m)
+            && let Some(breach) = touch::check(&before, &self.turn.touches, &m)
         {
             self.emit(
                 t,
@@ -773,12 +792,7 @@ impl Inference {
             fen: self.game.fen(),
         };
         self.emit(t, event);
-        self.touches.clear();
-        self.turn_lifts = Bitboard::EMPTY;
-        self.turn_flicker = Bitboard::EMPTY;
-        self.flicker_count = [0; 64];
-        self.lifted_at = [None; 64];
-        self.active_at = [None; 64];
+        self.turn = TurnHands::default();
         self.adjusting = false;
         self.promotion = None;
         self.promotion_choice = None;
@@ -810,7 +824,8 @@ impl Inference {
         let Some(last) = self.last_move.clone() else {
             return false;
         };
-        if self.game.moves().last().map(|m| m.mv) != Some(last.mv) || !self.touches.is_empty() {
+        if self.game.moves().last().map(|m| m.mv) != Some(last.mv) || !self.turn.touches.is_empty()
+        {
             return false;
         }
         let correction = last.before.legal_moves().into_iter().find(|m| {
@@ -877,12 +892,7 @@ impl Inference {
                 if self.game.take_back(n).is_err() {
                     return false;
                 }
-                self.touches.clear();
-                self.turn_lifts = Bitboard::EMPTY;
-                self.turn_flicker = Bitboard::EMPTY;
-                self.flicker_count = [0; 64];
-                self.lifted_at = [None; 64];
-                self.active_at = [None; 64];
+                self.turn = TurnHands::default();
                 self.awaiting_press = None;
                 self.last_move = None;
                 self.emit(
@@ -929,22 +939,7 @@ impl Inference {
         let pos = self.game.position().clone();
         match missed::search(&pos, board, self.white, max_plies) {
             missed::Explanation::Unique(plies) => {
-                for m in plies {
-                    self.touches.clear();
-                    self.turn_lifts = Bitboard::EMPTY;
-                    self.turn_flicker = Bitboard::EMPTY;
-                    self.flicker_count = [0; 64];
-                    self.lifted_at = [None; 64];
-                    self.active_at = [None; 64];
-                    self.make_move(t, m);
-                    if let Some(ply) = self.awaiting_press.take() {
-                        // Completed: later plies were made after it.
-                        self.emit(t, EventKind::MoveCompleted { ply });
-                    }
-                    if self.game.is_over() {
-                        break;
-                    }
-                }
+                self.adopt(t, plies);
                 true
             }
             missed::Explanation::Ambiguous(lines) => {
@@ -974,6 +969,7 @@ impl Inference {
         let extra = board & !expected;
         let side = pos.turn();
         let from = self
+            .turn
             .touches
             .iter()
             .find(|x| x.piece.color == side && !board.contains(x.square))
