@@ -26,6 +26,9 @@ use touch::Touch;
 /// piece: a piece pushed off bounces several times; an EMI glitch toggles twice.
 const FLICKER_TOGGLES: u8 = 3;
 
+/// Raw toggles further apart than this start a new burst.
+const FLICKER_BURST_MS: Millis = 25;
+
 /// How long pieces may be missing with nothing explaining it before the
 /// board is reported displaced: long enough for the opponent to be seen
 /// answering a capture the sensors missed, short enough for an arbiter.
@@ -101,6 +104,7 @@ struct TurnHands {
     /// one may leave it empty for only a few milliseconds.
     flicker: Bitboard,
     flicker_count: [u8; 64],
+    flicker_at: [Option<Millis>; 64],
     /// Per square: when its piece was last lifted, and when it last
     /// changed at all (lifted, placed, flickered).
     lifted_at: [Option<Millis>; 64],
@@ -114,6 +118,7 @@ impl Default for TurnHands {
             lifts: Bitboard::EMPTY,
             flicker: Bitboard::EMPTY,
             flicker_count: [0; 64],
+            flicker_at: [None; 64],
             lifted_at: [None; 64],
             active_at: [None; 64],
         }
@@ -358,9 +363,15 @@ impl Inference {
     /// for a fresh look once the board has settled.
     pub fn flicker(&mut self, t: Millis, squares: Bitboard) {
         for sq in squares {
-            self.turn.active_at[sq as usize] = Some(t);
-            let n = &mut self.turn.flicker_count[sq as usize];
-            *n = n.saturating_add(1);
+            let i = sq as usize;
+            // Toggles count within one burst: a piece pushed off bounces
+            // several times in a few milliseconds; glitches minutes apart
+            // do not add up.
+            let burst = self.turn.flicker_at[i].is_some_and(|last| t <= last + FLICKER_BURST_MS);
+            self.turn.flicker_at[i] = Some(t);
+            self.turn.active_at[i] = Some(t);
+            let n = &mut self.turn.flicker_count[i];
+            *n = if burst { n.saturating_add(1) } else { 1 };
             if *n >= FLICKER_TOGGLES {
                 self.turn.flicker.add(sq);
             }
