@@ -372,8 +372,11 @@ pub fn read_token(path: &Path) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    /// A folder of its own for each test: tests run in parallel threads.
     fn dir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("touchmove-config-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let d = std::env::temp_dir().join(format!("touchmove-config-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(
             d.join("board.toml"),

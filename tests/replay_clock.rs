@@ -70,7 +70,7 @@ fn pgn_clk_matches_the_clock_after_each_move() {
 
 #[test]
 fn clock_events_carry_both_times_and_the_running_side() {
-    let path = write_trace("opening.trace", OPENING);
+    let path = write_trace("opening-events.trace", OPENING);
     let (stdout, _, ok) = replay(&[
         path.to_str().unwrap(),
         "--events",
