@@ -75,12 +75,24 @@ pub enum Downtime {
     Arbiter,
 }
 
-/// `[journal]` (validated; the journal itself is not written yet).
+/// What the time the daemon was down does to a resumed game's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ClockDowntime {
+    /// The clocks stood (Article 6.13: stopped for a fault that is not the
+    /// players').
+    #[default]
+    Pause,
+    /// The running side's time kept falling.
+    Charge,
+}
+
+/// `[journal]` (validated).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Journal {
     pub path: PathBuf,
     pub on_start: OnStart,
     pub downtime: Downtime,
+    pub clock_downtime: ClockDowntime,
     pub max_missed_plies: u8,
 }
 
@@ -146,6 +158,7 @@ struct RawJournal {
     path: Option<String>,
     on_start: Option<String>,
     downtime: Option<String>,
+    clock_downtime: Option<String>,
     max_missed_plies: Option<i64>,
 }
 
@@ -298,6 +311,17 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                     "journal",
                     "downtime",
                     format!("{o:?}: must be \"infer\" or \"arbiter\""),
+                ));
+            }
+        },
+        clock_downtime: match raw.journal.clock_downtime.as_deref() {
+            None | Some("pause") => ClockDowntime::Pause,
+            Some("charge") => ClockDowntime::Charge,
+            Some(o) => {
+                return Err(key(
+                    "journal",
+                    "clock-downtime",
+                    format!("{o:?}: must be \"pause\" or \"charge\""),
                 ));
             }
         },

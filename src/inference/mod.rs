@@ -175,6 +175,28 @@ impl Inference {
         }
     }
 
+    /// A tracker carrying on with `game` (a game restored after the daemon
+    /// was down): started, with `awaiting_press` the ply made and not yet
+    /// completed by the clock press (Article 6.7), if any. The board is not
+    /// known: the first [`Inference::initial`] compares it with the game's
+    /// position and treats a difference as moves made while nobody read the
+    /// sensors (the missed-move search), else reports the board displaced.
+    pub fn resume(
+        start: Start,
+        profile: Profile,
+        config: InferenceConfig,
+        game: Game,
+        awaiting_press: Option<usize>,
+    ) -> Inference {
+        let mut inference = Inference::new(start, profile, config);
+        inference.game = game;
+        inference.started = true;
+        inference.awaiting_press = awaiting_press.filter(|_| !inference.game.is_over());
+        // The board may have moved on while it was not read.
+        inference.jump = true;
+        inference
+    }
+
     pub fn game(&self) -> &Game {
         &self.game
     }
