@@ -490,8 +490,21 @@ fn trace_game(
     resumed_config(&mut session_config, &resume.meta);
     let t = resume.resumption.t;
     let next = trace.records.partition_point(|r| r.t <= t);
+    let mut session = Session::resume(session_config, None, resume.resumption, out);
+    // The board as it stands at t: the last reading before, read again.
+    let board = trace.records[..next]
+        .iter()
+        .rev()
+        .find_map(|r| match &r.record {
+            Record::Occupancy(bb) => Some(Scan::Occupancy(*bb)),
+            Record::Hall(values) => Some(Scan::Analog(values.clone())),
+            Record::Clock(_) | Record::Promote(_) => None,
+        });
+    if let Some(scan) = board {
+        session.scan(t, &scan, out)?;
+    }
     Ok(Current {
-        session: Session::resume(session_config, None, resume.resumption, out),
+        session,
         input: Input::Trace {
             trace: Box::new(trace.clone()),
             next,

@@ -140,6 +140,9 @@ pub struct Inference {
     promotion_choice: Option<Role>,
     adjusting: bool,
     alert: Alert,
+    /// Resumed and the board not read yet: the first reading may show a
+    /// move in the making or moves made meanwhile.
+    resumed: bool,
     out: Vec<(Millis, EventKind)>,
 }
 
@@ -171,6 +174,7 @@ impl Inference {
             promotion_choice: None,
             adjusting: false,
             alert: Alert::None,
+            resumed: false,
             out: Vec::new(),
         }
     }
@@ -194,6 +198,7 @@ impl Inference {
         inference.awaiting_press = awaiting_press.filter(|_| !inference.game.is_over());
         // The board may have moved on while it was not read.
         inference.jump = true;
+        inference.resumed = true;
         inference
     }
 
@@ -237,6 +242,21 @@ impl Inference {
         self.board = board;
         self.stable = board;
         self.white = colours.map(|c| c.white);
+        if std::mem::take(&mut self.resumed) {
+            // The hands were at work before the board was read again: a
+            // square the game occupies and the board does not was lifted
+            // this turn, a square the board occupies and the game does
+            // not was reached.
+            let expected = self.game.position().board().occupied();
+            for sq in expected & !board {
+                self.turn_lifts.add(sq);
+                self.lifted_at[sq as usize] = Some(t);
+                self.active_at[sq as usize] = Some(t);
+            }
+            for sq in board & !expected {
+                self.active_at[sq as usize] = Some(t);
+            }
+        }
         self.evaluate(t);
     }
 
