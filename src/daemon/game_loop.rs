@@ -15,6 +15,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::demo;
+use super::notify::Notifier;
 use super::writer::Batch;
 use crate::Millis;
 use crate::clock::TimeControl;
@@ -87,6 +88,7 @@ struct Current {
 pub struct GameLoop {
     feed: Arc<Feed>,
     writer: std::sync::mpsc::SyncSender<Batch>,
+    notifier: Notifier,
     inbox: mpsc::Receiver<Request>,
     stop: Arc<AtomicBool>,
     config: LoopConfig,
@@ -99,6 +101,7 @@ impl GameLoop {
     pub fn new(
         feed: Arc<Feed>,
         writer: std::sync::mpsc::SyncSender<Batch>,
+        journal_ok: Arc<AtomicBool>,
         inbox: mpsc::Receiver<Request>,
         stop: Arc<AtomicBool>,
         mut config: LoopConfig,
@@ -168,6 +171,7 @@ impl GameLoop {
         Ok(GameLoop {
             feed,
             writer,
+            notifier: Notifier::new(journal_ok),
             inbox,
             stop,
             config,
@@ -202,6 +206,11 @@ impl GameLoop {
     pub fn tick(&mut self) {
         let t = self.now();
         self.feed_input(t);
+        if matches!(self.current.input, Input::Trace { .. }) {
+            // A replayed trace is a board that always answers.
+            self.notifier.input(Instant::now());
+        }
+        self.notifier.tick(Instant::now());
         self.current.session.advance(t, &mut self.out);
         while let Ok(request) = self.inbox.try_recv() {
             let t = self.now();
@@ -246,6 +255,7 @@ impl GameLoop {
             }
             Input::Scanner(scanner) => match scanner.scan(t) {
                 Ok(scan) => {
+                    self.notifier.input(Instant::now());
                     if let Err(e) = session.scan(t, &scan, out) {
                         tracing::warn!("scan at {t} ms: {e}");
                     }

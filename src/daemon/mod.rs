@@ -7,6 +7,7 @@
 //! with a 90+30 clock, served at http://127.0.0.1:8080.
 pub mod demo;
 pub mod game_loop;
+pub mod notify;
 pub mod resume;
 pub mod writer;
 
@@ -146,10 +147,18 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
     let thread_feed = Arc::clone(&feed);
     let thread_stop = Arc::clone(&stop);
     let writer_tx = writer.tx;
+    let journal_ok = Arc::clone(&writer.healthy);
     let scan_thread = std::thread::Builder::new()
         .name("scan-loop".into())
         .spawn(move || {
-            match GameLoop::new(thread_feed, writer_tx, inbox_rx, thread_stop, loop_config) {
+            match GameLoop::new(
+                thread_feed,
+                writer_tx,
+                journal_ok,
+                inbox_rx,
+                thread_stop,
+                loop_config,
+            ) {
                 Ok(game_loop) => {
                     let _ = ready_tx.send(Ok(()));
                     game_loop.run();
@@ -354,6 +363,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
         wait_for_signal().await?;
         tracing::info!("stopping");
+        notify::stopping();
         running.stop().await
     })
 }
