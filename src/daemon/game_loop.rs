@@ -500,6 +500,7 @@ fn trace_game(
     resumed_config(&mut session_config, &resume.meta);
     let t = resume.resumption.t;
     let next = trace.records.partition_point(|r| r.t <= t);
+    let choices = pending_choices(&trace.records[..next], &resume.resumption);
     let mut session = Session::resume(session_config, None, resume.resumption, out);
     // The board as it stands at t: the last reading before, read again.
     let board = trace.records[..next]
@@ -513,6 +514,9 @@ fn trace_game(
     if let Some(scan) = board {
         session.scan(t, &scan, out)?;
     }
+    for role in choices {
+        session.promote(t, role, out);
+    }
     Ok(Current {
         session,
         input: Input::Trace {
@@ -522,6 +526,31 @@ fn trace_game(
         origin: origin_at(t, config.speed),
         finished_at: None,
     })
+}
+
+/// The promotion pieces named in the turn under way (after the last
+/// clock press, before the move was made): the journal does not hold
+/// them, the turn still needs them.
+fn pending_choices(
+    done: &[crate::sensors::trace::TimedRecord],
+    resume: &Resumption,
+) -> Vec<shakmaty::Role> {
+    if resume.awaiting_press.is_some() {
+        return Vec::new();
+    }
+    let Some(press) = done
+        .iter()
+        .rposition(|r| matches!(r.record, Record::Clock(_)))
+    else {
+        return Vec::new();
+    };
+    done[press..]
+        .iter()
+        .filter_map(|r| match r.record {
+            Record::Promote(role) => Some(role),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The journal's description of a game wins over the source's.
