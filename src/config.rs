@@ -396,8 +396,15 @@ pub fn read_token(path: &Path) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    /// A directory of this test's own (tests run in parallel and rewrite
+    /// its files).
     fn dir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("touchmove-config-{}", std::process::id()));
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("main")
+            .replace("::", "-");
+        let d =
+            std::env::temp_dir().join(format!("touchmove-config-{}-{test}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(
             d.join("board.toml"),
@@ -433,6 +440,7 @@ mod tests {
         assert_eq!(c.game.white, "A");
         assert_eq!(c.game.black, "?");
         assert_eq!(c.journal.on_start, OnStart::NewGame);
+        assert_eq!(c.journal.clock_downtime, ClockDowntime::Pause);
         assert!(c.time_control.is_some());
     }
 
@@ -449,6 +457,8 @@ mod tests {
         assert!(e.contains("[rules] time-control"), "{e}");
         let e = err(&format!("{base}[http]\nbind = \"localhost\"\n"));
         assert!(e.contains("[http] bind"), "{e}");
+        let e = err(&format!("{base}[journal]\nclock-downtime = \"stop\"\n"));
+        assert!(e.contains("[journal] clock-downtime"), "{e}");
         let e = err(&format!("{base}[http]\ntoken-file = \"nope\"\n"));
         assert!(e.contains("[http] token-file"), "{e}");
         let e = err(&format!("{base}[journal]\nmax-missed-plies = 9\n"));
