@@ -1,6 +1,10 @@
 //! `touchmove run`: the daemon. A scan loop on its own thread drives the
-//! session ([`game_loop`]); the HTTP server ([`crate::outputs::http`])
-//! serves the feed it publishes. SIGINT/SIGTERM stop both cleanly.
+//! session ([`game_loop`]) and hands each step's events to the journal
+//! writer ([`writer`]), which commits them to the journal and only then
+//! publishes them to the feed that the HTTP server
+//! ([`crate::outputs::http`]) serves. At start an unfinished game in the
+//! journal is carried on ([`resume`]). systemd hears of readiness and
+//! liveness ([`notify`]). SIGINT/SIGTERM stop everything cleanly.
 //!
 //! Without `--config` (or with `--demo`) it runs the embedded demo
 //! ([`demo`]): a corpus game played by simulated hands at human speed,
