@@ -75,12 +75,24 @@ pub enum Downtime {
     Arbiter,
 }
 
-/// `[journal]` (validated; the journal itself is not written yet).
+/// What the time the daemon was down does to a resumed game's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ClockDowntime {
+    /// The clocks stood (Article 6.13: stopped for a fault that is not the
+    /// players').
+    #[default]
+    Pause,
+    /// The running side's time kept falling.
+    Charge,
+}
+
+/// `[journal]` (validated).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Journal {
     pub path: PathBuf,
     pub on_start: OnStart,
     pub downtime: Downtime,
+    pub clock_downtime: ClockDowntime,
     pub max_missed_plies: u8,
 }
 
@@ -146,6 +158,7 @@ struct RawJournal {
     path: Option<String>,
     on_start: Option<String>,
     downtime: Option<String>,
+    clock_downtime: Option<String>,
     max_missed_plies: Option<i64>,
 }
 
@@ -301,6 +314,17 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                 ));
             }
         },
+        clock_downtime: match raw.journal.clock_downtime.as_deref() {
+            None | Some("pause") => ClockDowntime::Pause,
+            Some("charge") => ClockDowntime::Charge,
+            Some(o) => {
+                return Err(key(
+                    "journal",
+                    "clock-downtime",
+                    format!("{o:?}: must be \"pause\" or \"charge\""),
+                ));
+            }
+        },
         max_missed_plies: match raw.journal.max_missed_plies {
             None => 4,
             Some(n @ 1..=8) => n as u8,
@@ -412,6 +436,7 @@ mod tests {
         assert_eq!(c.game.white, "A");
         assert_eq!(c.game.black, "?");
         assert_eq!(c.journal.on_start, OnStart::NewGame);
+        assert_eq!(c.journal.clock_downtime, ClockDowntime::Pause);
         assert!(c.time_control.is_some());
     }
 
@@ -428,6 +453,8 @@ mod tests {
         assert!(e.contains("[rules] time-control"), "{e}");
         let e = err(&format!("{base}[http]\nbind = \"localhost\"\n"));
         assert!(e.contains("[http] bind"), "{e}");
+        let e = err(&format!("{base}[journal]\nclock-downtime = \"stop\"\n"));
+        assert!(e.contains("[journal] clock-downtime"), "{e}");
         let e = err(&format!("{base}[http]\ntoken-file = \"nope\"\n"));
         assert!(e.contains("[http] token-file"), "{e}");
         let e = err(&format!("{base}[journal]\nmax-missed-plies = 9\n"));

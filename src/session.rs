@@ -2,7 +2,7 @@
 //! a scan arrived at t, a button was pressed at t, time reached t — each
 //! returning the events it concluded, numbered. It reports its next
 //! deadline. No I/O, no threads, no wall clock.
-use shakmaty::{Color, Role};
+use shakmaty::{ByColor, Color, Role};
 
 use crate::Millis;
 use crate::clock::{
@@ -39,6 +39,47 @@ impl Default for SessionConfig {
             stop_clocks_on_alert: false,
         }
     }
+}
+
+/// A clock reading to carry on from (the last `clock` event of a game).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockReading {
+    /// When it was read.
+    pub t: Millis,
+    pub white_ms: Millis,
+    pub black_ms: Millis,
+    /// The side whose time was running, None when the clocks stood.
+    pub running: Option<Color>,
+}
+
+/// What the time the daemon was down does to the clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Downtime {
+    /// The clocks stood while the board was not read (Article 6.13: the
+    /// arbiter stops the clocks when something is wrong that is not the
+    /// players' doing).
+    #[default]
+    Pause,
+    /// The running side's time kept falling: this many milliseconds are
+    /// taken from it.
+    Charge(Millis),
+}
+
+/// A game carried on after the daemon was down: where it stood.
+#[derive(Debug, Clone)]
+pub struct Resumption {
+    /// The record so far (the moves, the completed illegal moves counted).
+    pub game: Game,
+    /// The `seq` the next event carries.
+    pub next_seq: u64,
+    /// The ply made and not yet completed by its clock press (6.7).
+    pub awaiting_press: Option<usize>,
+    /// The last clock reading, when the game is played with a clock.
+    pub clock: Option<ClockReading>,
+    /// The game time the session goes on from (at least the time of the
+    /// last event and of the clock reading).
+    pub t: Millis,
+    pub downtime: Downtime,
 }
 
 /// One board's game, from scans to events.
@@ -78,6 +119,91 @@ impl Session {
             changes: Vec::new(),
             faults: Vec::new(),
         }
+    }
+
+    /// A session carrying on with a game restored after the daemon was
+    /// down (see [`Resumption`]). The clock is set from the last reading,
+    /// runs on to `resume.t`, and under [`Downtime::Charge`] the running
+    /// side loses the downtime (a flag may fall); a `clock` event with the
+    /// reason `resumed` reports the times. The board is read by the next
+    /// scan and compared with the game's position: a difference is searched
+    /// for the moves made meanwhile, else reported displaced.
+    pub fn resume(
+        config: SessionConfig,
+        classifier: Option<Box<dyn Classify>>,
+        resume: Resumption,
+        out: &mut Vec<Event>,
+    ) -> Session {
+        let filter = Filter::new(config.filter, classifier);
+        let inference = Inference::resume(
+            config.start.clone(),
+            config.profile,
+            config.inference,
+            resume.game,
+            resume.awaiting_press,
+        );
+        let mut session = Session {
+            config,
+            filter,
+            inference,
+            clock: None,
+            stopped_for_alert: false,
+            seq: resume.next_seq,
+            changes: Vec::new(),
+            faults: Vec::new(),
+        };
+        let t = resume.t.max(resume.clock.map_or(0, |c| c.t));
+        if let (Some(tc), Some(reading)) = (&session.config.time_control, resume.clock)
+            && !session.inference.game().is_over()
+        {
+            session.clock = Some(session.restored_clock(tc.clone(), reading, t, resume.downtime));
+            session.clock_event(t, "resumed", out);
+            session.advance_clock(t, out);
+        }
+        session
+    }
+
+    fn restored_clock(
+        &mut self,
+        tc: TimeControl,
+        reading: ClockReading,
+        t: Millis,
+        downtime: Downtime,
+    ) -> Clock {
+        let game = self.inference.game();
+        let mut moves = ByColor::<u32>::default();
+        for m in game.moves() {
+            moves[m.side] += 1;
+        }
+        if let Some(ply) = self.inference.awaiting_press()
+            && let Some(m) = game.moves().get(ply.wrapping_sub(1))
+        {
+            // Made but not completed: the clock has not counted it.
+            moves[m.side] = moves[m.side].saturating_sub(1);
+        }
+        let side = reading.running.unwrap_or_else(|| game.turn());
+        let mut clock = Clock::new(tc, Source::Internal);
+        let times = SetTimes {
+            white_ms: reading.white_ms,
+            black_ms: reading.black_ms,
+            moves: Some(moves),
+        };
+        let _ = clock.start_for(reading.t, side);
+        let _ = clock.adjust(reading.t, times, "resumed from the journal");
+        if let Downtime::Charge(ms) = downtime
+            && ms > 0
+            && reading.running.is_some()
+        {
+            let reason = TimeReason::Other("the daemon was down".into());
+            let _ = clock.deduct_time(t, side, ms, reason);
+        }
+        if reading.running.is_none() && self.config.stop_clocks_on_alert {
+            // The clocks stood for an alert; they start again when it clears.
+            if clock.pause(t, PauseReason::Arbiter).is_ok() {
+                self.stopped_for_alert = true;
+            }
+        }
+        clock
     }
 
     pub fn game(&self) -> &Game {

@@ -48,6 +48,9 @@ async fn daemon(trace: Trace, token: Option<&str>, speed: f64) -> Running {
             black: "Black Player".into(),
             ..Tags::default()
         },
+        journal: None,
+        resume: true,
+        clock_downtime: Default::default(),
     })
     .await
     .unwrap()

@@ -15,6 +15,8 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::demo;
+use super::notify::Notifier;
+use super::writer::Batch;
 use crate::Millis;
 use crate::clock::TimeControl;
 use crate::events::{Event, EventKind};
@@ -24,10 +26,11 @@ use crate::game::{Profile, Start};
 use crate::inference::{Completion, InferenceConfig};
 use crate::outputs::control::{BadBody, Command, DrawKind, NewGame, Refused, Request};
 use crate::outputs::feed::Feed;
+use crate::outputs::journal::{GameMeta, wall_clock_now};
 use crate::sensors::profile::BoardProfile;
 use crate::sensors::trace::{Record, Trace};
 use crate::sensors::{Scan, Scanner, SensorError};
-use crate::session::{Session, SessionConfig};
+use crate::session::{Resumption, Session, SessionConfig};
 
 /// Where the games come from.
 pub enum Source {
@@ -56,6 +59,16 @@ pub struct LoopConfig {
     pub time_control: Option<TimeControl>,
     /// Wall time between the end of a demo game and the next.
     pub pause_between_games: Duration,
+    /// A game restored from the journal, to carry on with.
+    pub resume: Option<Resume>,
+}
+
+/// A journalled game the loop carries on with.
+pub struct Resume {
+    /// What the journal keeps about it: its start, rules and clock win
+    /// over the source's.
+    pub meta: GameMeta,
+    pub resumption: Resumption,
 }
 
 enum Input {
@@ -74,6 +87,8 @@ struct Current {
 /// The scan loop; see the module documentation.
 pub struct GameLoop {
     feed: Arc<Feed>,
+    writer: std::sync::mpsc::SyncSender<Batch>,
+    notifier: Notifier,
     inbox: mpsc::Receiver<Request>,
     stop: Arc<AtomicBool>,
     config: LoopConfig,
@@ -85,10 +100,14 @@ pub struct GameLoop {
 impl GameLoop {
     pub fn new(
         feed: Arc<Feed>,
+        writer: std::sync::mpsc::SyncSender<Batch>,
+        journal_ok: Arc<AtomicBool>,
         inbox: mpsc::Receiver<Request>,
         stop: Arc<AtomicBool>,
         mut config: LoopConfig,
     ) -> anyhow::Result<GameLoop> {
+        // Events of a resumed session (its clock reading), published first.
+        let mut out = Vec::new();
         let current = match std::mem::replace(
             &mut config.source,
             Source::Demo {
@@ -100,10 +119,10 @@ impl GameLoop {
                 config.source = Source::Demo { seed, faults };
                 let game = demo::game(0, seed, faults, None)?;
                 feed.update_tags(|t| demo::tags(t, &game));
-                trace_game(&game.trace, &config)?
+                trace_game(&game.trace, &mut config, &mut out)?
             }
             Source::Trace(trace) => {
-                let current = trace_game(&trace, &config)?;
+                let current = trace_game(&trace, &mut config, &mut out)?;
                 config.source = Source::Trace(trace);
                 current
             }
@@ -121,10 +140,29 @@ impl GameLoop {
                     profile,
                     calibration,
                 };
+                let (session, origin) = match config.resume.take() {
+                    Some(resume) => {
+                        let mut session_config =
+                            board_session_config(&config, resume.meta.start.clone());
+                        resumed_config(&mut session_config, &resume.meta);
+                        let t = resume.resumption.t;
+                        let session = Session::resume(
+                            session_config,
+                            classifier,
+                            resume.resumption,
+                            &mut out,
+                        );
+                        (session, origin_at(t, config.speed))
+                    }
+                    None => (
+                        board_session(&config, Start::standard(), classifier),
+                        Instant::now(),
+                    ),
+                };
                 Current {
-                    session: board_session(&config, Start::standard(), classifier),
+                    session,
                     input: Input::Scanner(scanner),
-                    origin: Instant::now(),
+                    origin,
                     finished_at: None,
                 }
             }
@@ -132,12 +170,14 @@ impl GameLoop {
         feed.set_game_clock(current.origin, config.speed);
         Ok(GameLoop {
             feed,
+            writer,
+            notifier: Notifier::new(journal_ok),
             inbox,
             stop,
             config,
             demo_games: 1,
             current,
-            out: Vec::new(),
+            out,
         })
     }
 
@@ -166,6 +206,11 @@ impl GameLoop {
     pub fn tick(&mut self) {
         let t = self.now();
         self.feed_input(t);
+        if matches!(self.current.input, Input::Trace { .. }) {
+            // A replayed trace is a board that always answers.
+            self.notifier.input(Instant::now());
+        }
+        self.notifier.tick(Instant::now());
         self.current.session.advance(t, &mut self.out);
         while let Ok(request) = self.inbox.try_recv() {
             let t = self.now();
@@ -210,6 +255,7 @@ impl GameLoop {
             }
             Input::Scanner(scanner) => match scanner.scan(t) {
                 Ok(scan) => {
+                    self.notifier.input(Instant::now());
                     if let Err(e) = session.scan(t, &scan, out) {
                         tracing::warn!("scan at {t} ms: {e}");
                     }
@@ -225,33 +271,41 @@ impl GameLoop {
         }
     }
 
+    /// Hands the step's events to the journal writer, which commits them
+    /// and then publishes them.
     fn publish(&mut self) {
         if self.out.is_empty() {
             return;
         }
-        if self
+        let session = &self.current.session;
+        let meta = if self
             .out
             .iter()
             .any(|e| matches!(e.kind, EventKind::GameStarted { .. }))
         {
             let date = today();
             self.feed.update_tags(|t| t.date = date);
+            let tags = self.feed.tags();
+            let config = session.config();
+            let mut meta = GameMeta::new(wall_clock_now(), config.start.clone(), config.profile);
+            meta.time_control = config.time_control.clone();
+            meta.white = tags.white;
+            meta.black = tags.black;
+            meta.event = tags.event;
+            meta.site = tags.site;
+            meta.round = tags.round;
+            Some(meta)
+        } else {
+            None
+        };
+        let batch = Batch {
+            events: std::mem::take(&mut self.out),
+            meta,
+            game: session.game().clone(),
+        };
+        if self.writer.send(batch).is_err() {
+            tracing::error!("the journal writer has stopped; events are lost");
         }
-        for e in &self.out {
-            tracing::debug!("{}", e.to_json());
-            match &e.kind {
-                EventKind::Move { ply, san, .. } => tracing::info!("ply {ply}: {san}"),
-                EventKind::GameOver { result, reason } => {
-                    tracing::info!("game over: {result} ({reason})")
-                }
-                EventKind::GameStarted { fen, .. } => tracing::info!("game started: {fen}"),
-                k if k.is_alert() => tracing::info!("alert: {}", e.to_json()),
-                _ => {}
-            }
-        }
-        self.feed.publish(&self.out);
-        self.feed.update_pgn(self.current.session.game());
-        self.out.clear();
     }
 
     /// The demo goes on with the next game a few seconds after one ends;
@@ -284,7 +338,7 @@ impl GameLoop {
                 return false;
             }
         };
-        match trace_game(&game.trace, &self.config) {
+        match trace_game(&game.trace, &mut self.config, &mut self.out) {
             Ok(current) => {
                 self.feed.update_tags(|t| demo::tags(t, &game));
                 self.current = current;
@@ -416,7 +470,11 @@ impl GameLoop {
     }
 }
 
-fn trace_game(trace: &Trace, config: &LoopConfig) -> anyhow::Result<Current> {
+fn trace_game(
+    trace: &Trace,
+    config: &mut LoopConfig,
+    out: &mut Vec<Event>,
+) -> anyhow::Result<Current> {
     let session = crate::cli::replay::session_for(
         trace,
         config.profile,
@@ -425,15 +483,88 @@ fn trace_game(trace: &Trace, config: &LoopConfig) -> anyhow::Result<Current> {
         None,
         None,
     )?;
+    let Some(resume) = config.resume.take() else {
+        return Ok(Current {
+            session,
+            input: Input::Trace {
+                trace: Box::new(trace.clone()),
+                next: 0,
+            },
+            origin: Instant::now(),
+            finished_at: None,
+        });
+    };
+    // The trace carries on where the journal stops: the records the game
+    // already reflects are skipped, and its time goes on from there.
+    let mut session_config = session.config().clone();
+    resumed_config(&mut session_config, &resume.meta);
+    let t = resume.resumption.t;
+    let next = trace.records.partition_point(|r| r.t <= t);
+    let choices = pending_choices(&trace.records[..next], &resume.resumption);
+    let mut session = Session::resume(session_config, None, resume.resumption, out);
+    // The board as it stands at t: the last reading before, read again.
+    let board = trace.records[..next]
+        .iter()
+        .rev()
+        .find_map(|r| match &r.record {
+            Record::Occupancy(bb) => Some(Scan::Occupancy(*bb)),
+            Record::Hall(values) => Some(Scan::Analog(values.clone())),
+            Record::Clock(_) | Record::Promote(_) => None,
+        });
+    if let Some(scan) = board {
+        session.scan(t, &scan, out)?;
+    }
+    for role in choices {
+        session.promote(t, role, out);
+    }
     Ok(Current {
         session,
         input: Input::Trace {
             trace: Box::new(trace.clone()),
-            next: 0,
+            next,
         },
-        origin: Instant::now(),
+        origin: origin_at(t, config.speed),
         finished_at: None,
     })
+}
+
+/// The promotion pieces named in the turn under way (after the last
+/// clock press, before the move was made): the journal does not hold
+/// them, the turn still needs them.
+fn pending_choices(
+    done: &[crate::sensors::trace::TimedRecord],
+    resume: &Resumption,
+) -> Vec<shakmaty::Role> {
+    if resume.awaiting_press.is_some() {
+        return Vec::new();
+    }
+    let Some(press) = done
+        .iter()
+        .rposition(|r| matches!(r.record, Record::Clock(_)))
+    else {
+        return Vec::new();
+    };
+    done[press..]
+        .iter()
+        .filter_map(|r| match r.record {
+            Record::Promote(role) => Some(role),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The journal's description of a game wins over the source's.
+fn resumed_config(config: &mut SessionConfig, meta: &GameMeta) {
+    config.start = meta.start.clone();
+    config.profile = meta.profile;
+    config.time_control = meta.time_control.clone();
+}
+
+/// The origin that makes game time `t` now.
+fn origin_at(t: Millis, speed: f64) -> Instant {
+    let now = Instant::now();
+    now.checked_sub(Duration::from_secs_f64(t as f64 / 1000.0 / speed))
+        .unwrap_or(now)
 }
 
 /// A board has no clock buttons yet: moves complete when the board settles
@@ -443,7 +574,11 @@ fn board_session(
     start: Start,
     classifier: Option<Box<dyn Classify>>,
 ) -> Session {
-    let session_config = SessionConfig {
+    Session::new(board_session_config(config, start), classifier)
+}
+
+fn board_session_config(config: &LoopConfig, start: Start) -> SessionConfig {
+    SessionConfig {
         start,
         profile: config.profile.unwrap_or(Profile::FideStandard),
         inference: InferenceConfig {
@@ -452,8 +587,7 @@ fn board_session(
         },
         time_control: None,
         ..SessionConfig::default()
-    };
-    Session::new(session_config, classifier)
+    }
 }
 
 fn classifier_of(calibration: Option<&Calibration>) -> Option<Box<dyn Classify>> {

@@ -1,12 +1,19 @@
 //! `touchmove run`: the daemon. A scan loop on its own thread drives the
-//! session ([`game_loop`]); the HTTP server ([`crate::outputs::http`])
-//! serves the feed it publishes. SIGINT/SIGTERM stop both cleanly.
+//! session ([`game_loop`]) and hands each step's events to the journal
+//! writer ([`writer`]), which commits them to the journal and only then
+//! publishes them to the feed that the HTTP server
+//! ([`crate::outputs::http`]) serves. At start an unfinished game in the
+//! journal is carried on ([`resume`]). systemd hears of readiness and
+//! liveness ([`notify`]). SIGINT/SIGTERM stop everything cleanly.
 //!
 //! Without `--config` (or with `--demo`) it runs the embedded demo
 //! ([`demo`]): a corpus game played by simulated hands at human speed,
 //! with a 90+30 clock, served at http://127.0.0.1:8080.
 pub mod demo;
 pub mod game_loop;
+pub mod notify;
+pub mod resume;
+pub mod writer;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -21,6 +28,7 @@ use tokio::sync::mpsc;
 
 use crate::clock::TimeControl;
 use crate::config;
+pub use crate::config::ClockDowntime;
 use crate::game::Profile;
 use crate::game::pgn::Tags;
 use crate::outputs::control::Control;
@@ -53,6 +61,20 @@ pub struct RunArgs {
     /// The demo's seed (default: from the time).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// The journal (SQLite) every event is committed to before it is
+    /// published; an unfinished game in it is carried on. Overrides the
+    /// configuration's `[journal] path`; the demo keeps none without it.
+    #[arg(long)]
+    pub journal: Option<PathBuf>,
+    /// Replay this recorded trace in real time (times --speed) instead of
+    /// the demo: one game, for tests and demonstrations.
+    #[arg(long, hide = true, conflicts_with_all = ["config", "demo"])]
+    pub trace: Option<PathBuf>,
+    /// What the time the daemon was down does to a resumed game's clock:
+    /// `pause` (the clocks stood) or `charge` (the running side's time kept
+    /// falling). Overrides `[journal] clock-downtime`.
+    #[arg(long)]
+    pub clock_downtime: Option<ClockDowntime>,
 }
 
 /// Everything a daemon is started with.
@@ -64,6 +86,11 @@ pub struct Options {
     pub profile: Option<Profile>,
     pub time_control: Option<TimeControl>,
     pub tags: Tags,
+    /// The journal file, if games are journalled.
+    pub journal: Option<PathBuf>,
+    /// Carry on with the journal's unfinished game (else a new game closes it).
+    pub resume: bool,
+    pub clock_downtime: ClockDowntime,
 }
 
 /// A running daemon.
@@ -73,6 +100,7 @@ pub struct Running {
     pub feed: Arc<Feed>,
     stop: Arc<AtomicBool>,
     scan_thread: std::thread::JoinHandle<()>,
+    writer_thread: std::thread::JoinHandle<()>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
     shutdown: tokio::sync::oneshot::Sender<()>,
 }
@@ -87,6 +115,21 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         .with_context(|| format!("cannot listen on {}", options.bind))?;
     let addr = listener.local_addr()?;
     let feed = Feed::new(1024, options.tags, crate::game::Start::standard().fen());
+    let journal = match &options.journal {
+        Some(path) => Some(resume::open(
+            path,
+            options.resume,
+            options.clock_downtime,
+            options.speed,
+            &feed,
+        )?),
+        None => None,
+    };
+    let (journal, current, resumed) = match journal {
+        Some(opened) => (Some(opened.journal), opened.current, opened.resume),
+        None => (None, None, None),
+    };
+    let writer = writer::spawn(Arc::clone(&feed), journal, current)?;
     let (inbox_tx, inbox_rx) = mpsc::channel(16);
     let stop = Arc::new(AtomicBool::new(false));
     let loop_config = LoopConfig {
@@ -96,6 +139,7 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         profile: options.profile,
         time_control: options.time_control.clone(),
         pause_between_games: Duration::from_secs(6),
+        resume: resumed,
     };
     if let Some(tc) = &options.time_control {
         let pgn = tc.to_pgn();
@@ -106,10 +150,19 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let thread_feed = Arc::clone(&feed);
     let thread_stop = Arc::clone(&stop);
+    let writer_tx = writer.tx;
+    let journal_ok = Arc::clone(&writer.healthy);
     let scan_thread = std::thread::Builder::new()
         .name("scan-loop".into())
-        .spawn(
-            move || match GameLoop::new(thread_feed, inbox_rx, thread_stop, loop_config) {
+        .spawn(move || {
+            match GameLoop::new(
+                thread_feed,
+                writer_tx,
+                journal_ok,
+                inbox_rx,
+                thread_stop,
+                loop_config,
+            ) {
                 Ok(game_loop) => {
                     let _ = ready_tx.send(Ok(()));
                     game_loop.run();
@@ -117,8 +170,8 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
                 Err(e) => {
                     let _ = ready_tx.send(Err(e));
                 }
-            },
-        )?;
+            }
+        })?;
     ready_rx
         .recv()
         .context("the scan loop stopped while starting")??;
@@ -144,6 +197,7 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         feed,
         stop,
         scan_thread,
+        writer_thread: writer.thread,
         server,
         shutdown,
     })
@@ -163,6 +217,12 @@ impl Running {
         tokio::task::spawn_blocking(move || thread.join())
             .await?
             .map_err(|_| anyhow::anyhow!("the scan loop panicked"))?;
+        // The scan loop's end closes the writer's queue: it commits what is
+        // left, then stops.
+        let writer = self.writer_thread;
+        tokio::task::spawn_blocking(move || writer.join())
+            .await?
+            .map_err(|_| anyhow::anyhow!("the journal writer panicked"))?;
         Ok(())
     }
 }
@@ -204,10 +264,11 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
             if config.mqtt.is_some() {
                 tracing::warn!("[mqtt]: publishing to MQTT is not implemented yet; ignored");
             }
-            tracing::warn!(
-                "[journal]: the journal is not implemented yet; {} is not written",
-                config.journal.path.display()
-            );
+            if config.journal.downtime == config::Downtime::Arbiter {
+                tracing::warn!(
+                    "[journal] downtime = \"arbiter\" is not implemented yet: a board that moved on while the daemon was down is searched as with \"infer\""
+                );
+            }
             let calibration = match &config.calibration {
                 Some(p) => Some(Box::new(crate::cli::calibrate::load_calibration(p)?)),
                 None => None,
@@ -231,6 +292,30 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 profile: Some(config.rules),
                 time_control: time_control(config.time_control.clone())?,
                 tags,
+                journal: Some(
+                    args.journal
+                        .clone()
+                        .unwrap_or_else(|| config.journal.path.clone()),
+                ),
+                resume: config.journal.on_start == config::OnStart::Resume,
+                clock_downtime: args.clock_downtime.unwrap_or(config.journal.clock_downtime),
+            })
+        }
+        (None, false) if args.trace.is_some() => {
+            let path = args.trace.as_deref().expect("checked");
+            let trace = crate::sensors::trace::read(path)
+                .with_context(|| format!("--trace {}", path.display()))?;
+            Ok(Options {
+                bind: args.bind.unwrap_or_else(demo_bind),
+                token,
+                speed: args.speed,
+                source: Source::Trace(Box::new(trace)),
+                profile: None,
+                time_control: time_control(None)?,
+                tags: Tags::default(),
+                journal: args.journal.clone(),
+                resume: true,
+                clock_downtime: args.clock_downtime.unwrap_or_default(),
             })
         }
         _ => {
@@ -249,6 +334,9 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                     crate::cli::replay::parse_time_control("90+30").expect("a valid time control"),
                 ))?,
                 tags: Tags::default(),
+                journal: args.journal.clone(),
+                resume: true,
+                clock_downtime: args.clock_downtime.unwrap_or_default(),
             })
         }
     }
@@ -279,6 +367,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
         wait_for_signal().await?;
         tracing::info!("stopping");
+        notify::stopping();
         running.stop().await
     })
 }

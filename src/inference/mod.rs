@@ -167,6 +167,9 @@ pub struct Inference {
     promotion_choice: Option<Role>,
     adjusting: bool,
     alert: Alert,
+    /// Resumed and the board not read yet: the first reading may show a
+    /// move in the making or moves made meanwhile.
+    resumed: bool,
     out: Vec<(Millis, EventKind)>,
 }
 
@@ -193,8 +196,32 @@ impl Inference {
             promotion_choice: None,
             adjusting: false,
             alert: Alert::None,
+            resumed: false,
             out: Vec::new(),
         }
+    }
+
+    /// A tracker carrying on with `game` (a game restored after the daemon
+    /// was down): started, with `awaiting_press` the ply made and not yet
+    /// completed by the clock press (Article 6.7), if any. The board is not
+    /// known: the first [`Inference::initial`] compares it with the game's
+    /// position and treats a difference as moves made while nobody read the
+    /// sensors (the missed-move search), else reports the board displaced.
+    pub fn resume(
+        start: Start,
+        profile: Profile,
+        config: InferenceConfig,
+        game: Game,
+        awaiting_press: Option<usize>,
+    ) -> Inference {
+        let mut inference = Inference::new(start, profile, config);
+        inference.game = game;
+        inference.started = true;
+        inference.awaiting_press = awaiting_press.filter(|_| !inference.game.is_over());
+        // The board may have moved on while it was not read.
+        inference.jump = true;
+        inference.resumed = true;
+        inference
     }
 
     pub fn game(&self) -> &Game {
@@ -237,6 +264,21 @@ impl Inference {
         self.board = board;
         self.stable = board;
         self.white = colours.map(|c| c.white);
+        if std::mem::take(&mut self.resumed) {
+            // The hands were at work before the board was read again: a
+            // square the game occupies and the board does not was lifted
+            // this turn, a square the board occupies and the game does
+            // not was reached.
+            let expected = self.game.position().board().occupied();
+            for sq in expected & !board {
+                self.turn.lifts.add(sq);
+                self.turn.lifted_at[sq as usize] = Some(t);
+                self.turn.active_at[sq as usize] = Some(t);
+            }
+            for sq in board & !expected {
+                self.turn.active_at[sq as usize] = Some(t);
+            }
+        }
         self.evaluate(t);
     }
 

@@ -7,7 +7,9 @@
 //! comes back with `Last-Event-ID`, which the log answers without a gap.
 //!
 //! Identity: every `game_started` opens a new game, numbered 1, 2, ... for
-//! the daemon's lifetime; `seq` restarts at 0 in each game (the events
+//! the daemon's lifetime, or with the journal's game number when a journal
+//! keeps the games ([`Feed::set_next_game`], [`Feed::seed`]: the ids then
+//! hold across restarts); `seq` restarts at 0 in each game (the events
 //! contract). A stream position is written `<game>-<seq>` (the SSE `id`).
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -84,6 +86,8 @@ struct GameClock {
 
 struct Inner {
     game: u64,
+    /// The number the next `game_started` opens, when given.
+    next_game: Option<u64>,
     log: Vec<Arc<Item>>,
     state: GameState,
     tags: Tags,
@@ -110,6 +114,7 @@ impl Feed {
         Arc::new(Feed {
             inner: Mutex::new(Inner {
                 game: 0,
+                next_game: None,
                 log: Vec::new(),
                 state: GameState::new(start_fen),
                 tags,
@@ -141,7 +146,7 @@ impl Feed {
         let mut inner = self.lock();
         for event in events {
             if matches!(event.kind, EventKind::GameStarted { .. }) {
-                inner.game += 1;
+                inner.game = inner.next_game.take().unwrap_or(inner.game + 1);
                 inner.log.clear();
             }
             inner.state.apply(event);
@@ -153,6 +158,30 @@ impl Feed {
             inner.log.push(Arc::clone(&item));
             // No receiver is not an error: nobody is watching.
             let _ = self.tx.send(Message::Event(item));
+        }
+    }
+
+    /// The next `game_started` opens game `game` (the journal's number).
+    pub fn set_next_game(&self, game: u64) {
+        self.lock().next_game = Some(game);
+    }
+
+    /// Starts the feed on game `game` whose events so far are `events`
+    /// (restored from the journal): clients resuming with an id of it get
+    /// what they missed; nothing is broadcast.
+    pub fn seed(&self, game: u64, events: &[Event]) {
+        let mut inner = self.lock();
+        inner.game = game;
+        inner.next_game = None;
+        inner.log.clear();
+        for event in events {
+            inner.state.apply(event);
+            let item = Arc::new(Item {
+                game,
+                json: event.to_json(),
+                event: event.clone(),
+            });
+            inner.log.push(item);
         }
     }
 

@@ -1,0 +1,72 @@
+//! systemd readiness and watchdog (`Type=notify`, `WatchdogSec=`): READY=1
+//! once the board has been read, WATCHDOG=1 from the scan loop while scans
+//! arrive and the journal takes its writes, STOPPING=1 on shutdown. Outside
+//! systemd (no `$NOTIFY_SOCKET`) nothing is sent.
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use sd_notify::NotifyState;
+
+/// The scan loop's side of the notifications.
+pub struct Notifier {
+    ready: bool,
+    /// Half the watchdog period, when systemd asks for pings.
+    ping_every: Option<Duration>,
+    last_ping: Instant,
+    last_input: Instant,
+    journal_ok: Arc<AtomicBool>,
+}
+
+impl Notifier {
+    /// `journal_ok`: false once the journal refused a write.
+    pub fn new(journal_ok: Arc<AtomicBool>) -> Notifier {
+        let now = Instant::now();
+        Notifier {
+            ready: false,
+            ping_every: sd_notify::watchdog_enabled().map(|d| d / 2),
+            last_ping: now,
+            last_input: now,
+            journal_ok,
+        }
+    }
+
+    /// The board was read at `now` (a scan or a trace record arrived).
+    pub fn input(&mut self, now: Instant) {
+        self.last_input = now;
+        if !self.ready {
+            self.ready = true;
+            send(&[NotifyState::Ready, NotifyState::Status("reading the board")]);
+        }
+    }
+
+    /// Called every tick: pings the watchdog while all is well. A board
+    /// that stops answering, or a journal that refuses writes, stops the
+    /// pings: systemd then restarts the daemon, which resumes its game
+    /// from the journal.
+    pub fn tick(&mut self, now: Instant) {
+        let Some(every) = self.ping_every else {
+            return;
+        };
+        let inputs = now.saturating_duration_since(self.last_input) < every * 2;
+        if self.ready
+            && inputs
+            && self.journal_ok.load(Ordering::Relaxed)
+            && now.saturating_duration_since(self.last_ping) >= every
+        {
+            self.last_ping = now;
+            send(&[NotifyState::Watchdog]);
+        }
+    }
+}
+
+/// STOPPING=1: the daemon is shutting down.
+pub fn stopping() {
+    send(&[NotifyState::Stopping]);
+}
+
+fn send(states: &[NotifyState]) {
+    if let Err(e) = sd_notify::notify(states) {
+        tracing::warn!("systemd notification: {e}");
+    }
+}

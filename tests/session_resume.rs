@@ -1,0 +1,230 @@
+//! A session carried on after the daemon was down ([`Session::resume`]):
+//! numbering and clock continue from the journal's last reading, the time
+//! down is paused or charged, and the board read again is compared with the
+//! game: the same board goes on quietly, a move in the making or moves
+//! made meanwhile are understood.
+mod support;
+
+use shakmaty::Color::{Black, White};
+use support::Hands;
+use touchmove::Millis;
+use touchmove::clock::TimeControl;
+use touchmove::events::{Event, EventKind};
+use touchmove::inference::{Completion, InferenceConfig};
+use touchmove::sensors::Scan;
+use touchmove::sensors::trace::{Record, Trace};
+use touchmove::session::{ClockReading, Downtime, Resumption, Session, SessionConfig};
+
+fn config() -> SessionConfig {
+    SessionConfig {
+        time_control: Some(TimeControl::parse_human("90+30").unwrap()),
+        inference: InferenceConfig {
+            completion: Completion::ClockPress,
+            ..InferenceConfig::default()
+        },
+        ..SessionConfig::default()
+    }
+}
+
+/// Feeds `trace`'s records in `from..=to` (by time) to `session`, then
+/// lets time run 2 s past `to`.
+fn feed(session: &mut Session, trace: &Trace, from: Millis, to: Millis) -> Vec<Event> {
+    let mut out = Vec::new();
+    for r in trace.records.iter().filter(|r| r.t >= from && r.t <= to) {
+        match &r.record {
+            Record::Occupancy(bb) => session.scan(r.t, &Scan::Occupancy(*bb), &mut out).unwrap(),
+            Record::Clock(side) => session.clock_button(r.t, *side, &mut out),
+            Record::Promote(role) => session.promote(r.t, *role, &mut out),
+            Record::Hall(_) => unreachable!("occupancy traces only"),
+        }
+    }
+    session.advance(to + 2000, &mut out);
+    out
+}
+
+/// The board as it stood at `t`: the last occupancy record before.
+fn board_at(trace: &Trace, t: Millis) -> Scan {
+    trace
+        .records
+        .iter()
+        .filter(|r| r.t <= t)
+        .filter_map(|r| match r.record {
+            Record::Occupancy(bb) => Some(Scan::Occupancy(bb)),
+            _ => None,
+        })
+        .next_back()
+        .unwrap()
+}
+
+fn last_reading(events: &[Event]) -> ClockReading {
+    events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.kind {
+            EventKind::Clock {
+                white_ms,
+                black_ms,
+                running,
+                ..
+            } => Some(ClockReading {
+                t: e.t_ms,
+                white_ms: *white_ms,
+                black_ms: *black_ms,
+                running: running.map(Into::into),
+            }),
+            _ => None,
+        })
+        .unwrap()
+}
+
+fn moves(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Move { uci, .. } => Some(uci.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Plays 1. e4 (pressed) and stops; returns the session, its events and
+/// the hands, at the time the daemon went down.
+fn before_the_crash() -> (Session, Vec<Event>, Hands) {
+    let mut h = Hands::new(None, "fide-standard");
+    h.wait(1000).carry("e2", "e4").clock(White);
+    let mut s = Session::new(config(), None);
+    let events = feed(&mut s, &h.trace, 0, h.t);
+    assert_eq!(moves(&events), ["e2e4"]);
+    (s, events, h)
+}
+
+/// Resumes what `before` concluded at `t` (the daemon's view: the game,
+/// the next seq, the last clock reading), reading the board at `t`.
+fn resume(
+    before: &Session,
+    events: &[Event],
+    trace: &Trace,
+    t: Millis,
+    downtime: Downtime,
+) -> (Session, Vec<Event>) {
+    let mut out = Vec::new();
+    let mut s = Session::resume(
+        config(),
+        None,
+        Resumption {
+            game: before.game().clone(),
+            next_seq: before.next_seq(),
+            awaiting_press: None,
+            clock: Some(last_reading(events)),
+            t,
+            downtime,
+        },
+        &mut out,
+    );
+    s.scan(t, &board_at(trace, t), &mut out).unwrap();
+    (s, out)
+}
+
+#[test]
+fn the_same_board_goes_on_with_the_numbering_and_the_clock_paused() {
+    let (before, events, mut h) = before_the_crash();
+    let down_at = events.last().unwrap().t_ms;
+    let reading = last_reading(&events);
+    let (mut s, out) = resume(&before, &events, &h.trace, down_at, Downtime::Pause);
+    // One event: the clock as it stands, numbered after the last.
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0].seq, before.next_seq());
+    let resumed = last_reading(&out);
+    assert_eq!(
+        (resumed.white_ms, resumed.black_ms, resumed.running),
+        (reading.white_ms, reading.black_ms, Some(Black))
+    );
+    // Play goes on: Black answers.
+    let from = h.t;
+    h.carry("e7", "e5").clock(Black);
+    let more = feed(&mut s, &h.trace, from, h.t);
+    assert_eq!(moves(&more), ["e7e5"]);
+    assert!(more.iter().all(|e| !e.kind.is_alert()), "{more:?}");
+    assert_eq!(more[0].seq, before.next_seq() + 1);
+    assert_eq!(s.game().ply(), 2);
+}
+
+#[test]
+fn charged_downtime_comes_off_the_running_side() {
+    let (before, events, h) = before_the_crash();
+    let down_at = events.last().unwrap().t_ms;
+    let reading = last_reading(&events);
+    let (_, out) = resume(
+        &before,
+        &events,
+        &h.trace,
+        down_at,
+        Downtime::Charge(60_000),
+    );
+    let resumed = last_reading(&out);
+    assert_eq!(resumed.black_ms, reading.black_ms - 60_000);
+    assert_eq!(resumed.white_ms, reading.white_ms);
+}
+
+#[test]
+fn a_move_in_the_making_when_the_board_is_read_again_is_understood() {
+    let (before, events, mut h) = before_the_crash();
+    let from = h.t;
+    // Black's pawn is in the air when the daemon comes back.
+    h.lift("e7");
+    let up = h.t - 1;
+    h.place("e5").clock(Black);
+    let (mut s, out) = resume(&before, &events, &h.trace, up, Downtime::Pause);
+    assert!(from < up);
+    assert!(out.iter().all(|e| !e.kind.is_alert()), "{out:?}");
+    let more = feed(&mut s, &h.trace, up + 1, h.t);
+    assert_eq!(moves(&more), ["e7e5"]);
+    assert!(more.iter().all(|e| !e.kind.is_alert()), "{more:?}");
+}
+
+#[test]
+fn a_capture_in_the_making_when_the_board_is_read_again_is_understood() {
+    let (mut before, mut events, mut h) = before_the_crash();
+    let from = h.t;
+    h.carry("d7", "d5").clock(Black);
+    events.extend(feed(&mut before, &h.trace, from, h.t));
+    assert_eq!(before.game().ply(), 2);
+    // White's pawn is in the air when the daemon comes back; it takes.
+    h.lift("e4");
+    let up = h.t - 1;
+    h.lift("d5").place("d5").clock(White);
+    let (mut s, out) = resume(&before, &events, &h.trace, up, Downtime::Pause);
+    assert!(out.iter().all(|e| !e.kind.is_alert()), "{out:?}");
+    let more = feed(&mut s, &h.trace, up + 1, h.t);
+    assert_eq!(moves(&more), ["e4d5"]);
+    assert!(more.iter().all(|e| !e.kind.is_alert()), "{more:?}");
+}
+
+#[test]
+fn moves_made_while_the_board_was_not_read_are_found() {
+    let (before, events, mut h) = before_the_crash();
+    h.carry("e7", "e5")
+        .clock(Black)
+        .carry("g1", "f3")
+        .clock(White);
+    let (s, out) = resume(&before, &events, &h.trace, h.t, Downtime::Pause);
+    assert_eq!(moves(&out), ["e7e5", "g1f3"]);
+    assert_eq!(s.game().ply(), 3);
+}
+
+#[test]
+fn a_board_that_does_not_match_is_reported_displaced() {
+    let (before, events, mut h) = before_the_crash();
+    // A piece knocked off while the daemon was down, and an extra one.
+    h.lift("a7").place("a4");
+    h.lift("h2").place("h5");
+    h.lift("b8").place("d4");
+    let (mut s, mut out) = resume(&before, &events, &h.trace, h.t, Downtime::Pause);
+    s.advance(h.t + 5000, &mut out);
+    assert!(moves(&out).is_empty(), "{out:?}");
+    assert!(
+        out.iter()
+            .any(|e| matches!(e.kind, EventKind::Displaced { .. })),
+        "{out:?}"
+    );
+}
