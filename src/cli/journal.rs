@@ -6,10 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use clap::{Args, Subcommand};
 
-use crate::Millis;
-use crate::cli::replay::{parse_time_control, session_for};
 use crate::events::{Event, EventKind};
-use crate::game::{Game, Profile, Start};
+use crate::game::{Game, Start};
 use crate::outputs::journal::{GameId, GameMeta, Journal, wall_clock_now};
 use crate::sensors::Scan;
 use crate::sensors::trace::{self, Record};
@@ -80,18 +78,8 @@ pub struct ExportArgs {
 pub struct WriteTraceArgs {
     /// The trace file (format v1).
     pub trace: PathBuf,
-    /// Rules profile (overrides the trace header).
-    #[arg(long)]
-    pub profile: Option<Profile>,
-    /// Start position (overrides the trace header).
-    #[arg(long)]
-    pub start_fen: Option<String>,
-    /// Time control of the clock touchmove keeps.
-    #[arg(long)]
-    pub time_control: Option<String>,
-    /// How long a piece must stand on a square to count as released (ms).
-    #[arg(long)]
-    pub settle_ms: Option<Millis>,
+    #[command(flatten)]
+    pub session: crate::cli::replay::SessionArgs,
     /// Wall-clock start of the game [default: now].
     #[arg(long)]
     pub started_at: Option<String>,
@@ -247,19 +235,7 @@ struct Resume {
 fn write_trace(db: &Path, args: &WriteTraceArgs) -> anyhow::Result<()> {
     let trace = trace::read(&args.trace)?;
     let file = args.trace.display().to_string();
-    let time_control = args
-        .time_control
-        .as_deref()
-        .map(parse_time_control)
-        .transpose()?;
-    let mut session = session_for(
-        &trace,
-        args.profile,
-        args.start_fen.as_deref(),
-        time_control,
-        args.settle_ms,
-        None,
-    )?;
+    let (mut session, _) = args.session.session(&trace, None)?;
     let mut journal = Journal::open(db)?;
     let mut resume = Resume {
         games: journal.list()?.iter().map(|g| g.id).collect(),

@@ -26,6 +26,17 @@ pub struct ReplayArgs {
     /// Print the game as PGN.
     #[arg(long)]
     pub pgn: bool,
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Calibration profile for `hall` traces.
+    #[arg(long)]
+    pub calibration: Option<PathBuf>,
+}
+
+/// How a trace's session is set up, overriding its header: the options
+/// `replay` and `journal write-trace` share.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
     /// Rules profile (overrides the trace header): fide-standard, fide-rapid,
     /// fide-blitz, fide-2005, casual.
     #[arg(long)]
@@ -33,9 +44,6 @@ pub struct ReplayArgs {
     /// Start position, FEN or X-FEN (overrides the trace header).
     #[arg(long)]
     pub start_fen: Option<String>,
-    /// Calibration profile for `hall` traces.
-    #[arg(long)]
-    pub calibration: Option<PathBuf>,
     /// Time control of the clock touchmove keeps, e.g. `90+30`, `40/90,30+30`,
     /// or the PGN form `5400+30`.
     #[arg(long)]
@@ -43,6 +51,30 @@ pub struct ReplayArgs {
     /// How long a piece must stand on a square to count as released (ms).
     #[arg(long)]
     pub settle_ms: Option<Millis>,
+}
+
+impl SessionArgs {
+    /// The session for `trace` and the time control it keeps.
+    pub fn session(
+        &self,
+        trace: &Trace,
+        classifier: Option<Box<dyn Classify>>,
+    ) -> anyhow::Result<(Session, Option<TimeControl>)> {
+        let time_control = self
+            .time_control
+            .as_deref()
+            .map(parse_time_control)
+            .transpose()?;
+        let session = session_for(
+            trace,
+            self.profile,
+            self.start_fen.as_deref(),
+            time_control.clone(),
+            self.settle_ms,
+            classifier,
+        )?;
+        Ok((session, time_control))
+    }
 }
 
 /// Parses a time control in the human or the PGN form.
@@ -137,11 +169,6 @@ pub fn drive(session: &mut Session, trace: &Trace, file: &str) -> anyhow::Result
 pub fn replay_file(args: &ReplayArgs) -> anyhow::Result<Replayed> {
     let trace = trace::read(&args.trace)?;
     let file = args.trace.display().to_string();
-    let time_control = args
-        .time_control
-        .as_deref()
-        .map(parse_time_control)
-        .transpose()?;
     let classifier: Option<Box<dyn Classify>> = match &args.calibration {
         Some(path) => {
             let calibration = crate::cli::calibrate::load_calibration(path)?;
@@ -151,14 +178,7 @@ pub fn replay_file(args: &ReplayArgs) -> anyhow::Result<Replayed> {
         }
         None => None,
     };
-    let mut session = session_for(
-        &trace,
-        args.profile,
-        args.start_fen.as_deref(),
-        time_control.clone(),
-        args.settle_ms,
-        classifier,
-    )?;
+    let (mut session, time_control) = args.session.session(&trace, classifier)?;
     let events = drive(&mut session, &trace, &file)?;
     Ok(Replayed {
         events,
