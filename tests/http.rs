@@ -217,6 +217,26 @@ async fn control_needs_the_token_and_a_well_formed_body() {
     // Wait until the game has started, then resign for White.
     let live = tokio::spawn(sse(addr, Some("0-0"), 1, Duration::from_secs(10)));
     assert_eq!(live.await.unwrap().len(), 1);
+    // The arbiter sets the clocks (6.14); a body without a reason is refused.
+    let clocks = r#"{"white_ms":300000,"black_ms":240000}"#;
+    let (status, text) = request(addr, "POST", "/api/clock", &auth, clocks).await;
+    assert_eq!(status, 400);
+    assert!(text.contains("reason"), "{text}");
+    let clocks = r#"{"white_ms":300000,"black_ms":240000,"reason":"clock malfunction"}"#;
+    let (status, text) = request(addr, "POST", "/api/clock", &auth, clocks).await;
+    assert_eq!(status, 200, "{text}");
+    // The `clock` event reaches the feed with the scan loop's next step.
+    let mut black = serde_json::Value::Null;
+    for _ in 0..40 {
+        let (_, state) = request(addr, "GET", "/state", &[], "").await;
+        let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+        black = state["clock"]["black_ms"].clone();
+        if black == 240_000 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(black, 240_000);
     let (status, text) = request(addr, "POST", "/api/resign", &auth, body).await;
     assert_eq!(status, 200, "{text}");
     let (_, state) = request(addr, "GET", "/state", &[], "").await;

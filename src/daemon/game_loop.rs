@@ -372,6 +372,22 @@ impl GameLoop {
                 session.adjust(t, &mut self.out);
                 ok
             }
+            Command::SetClocks {
+                white_ms,
+                black_ms,
+                reason,
+            } => {
+                if !session.inference().is_started() || session.game().is_over() {
+                    return Err(over(session));
+                }
+                if session.set_clocks(t, white_ms, black_ms, &reason, &mut self.out) {
+                    ok
+                } else {
+                    Err(Refused::Conflict(
+                        "no clock runs in this game (set a time control)".into(),
+                    ))
+                }
+            }
             Command::Resign(side) => {
                 if session.resign(t, side, &mut self.out) {
                     ok

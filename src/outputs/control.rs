@@ -33,7 +33,16 @@ pub enum Command {
     Promote(Role),
     Adjust,
     Resign(Color),
-    Draw { kind: DrawKind, side: Color },
+    Draw {
+        kind: DrawKind,
+        side: Color,
+    },
+    /// The arbiter sets both clocks (Article 6.14), with a reason.
+    SetClocks {
+        white_ms: u64,
+        black_ms: u64,
+        reason: String,
+    },
 }
 
 /// Why a command was refused by the game.
@@ -216,6 +225,21 @@ pub fn parse(name: &str, body: &[u8]) -> Option<Result<Command, BadBody>> {
         }),
         "adjust" => read(&[]).map(|_| Command::Adjust),
         "resign" => read(&["side"]).and_then(|map| Ok(Command::Resign(side(&map)?))),
+        "clock" => read(&["white_ms", "black_ms", "reason"]).and_then(|map| {
+            let ms = |key: &'static str| {
+                map.get(key).and_then(Value::as_u64).ok_or_else(|| {
+                    BadBody::field(
+                        key,
+                        format!("`{key}` must be a whole number of milliseconds"),
+                    )
+                })
+            };
+            Ok(Command::SetClocks {
+                white_ms: ms("white_ms")?,
+                black_ms: ms("black_ms")?,
+                reason: req_str(&map, "reason")?,
+            })
+        }),
         "draw" => read(&["kind", "side", "reason"]).and_then(|map| {
             let side = side(&map)?;
             let reason = opt_str(&map, "reason")?;

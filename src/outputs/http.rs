@@ -229,7 +229,7 @@ async fn api(
             json!({ "error": "missing or wrong bearer token (send `Authorization: Bearer <token>`)" }),
         );
     }
-    if matches!(command.as_str(), "reinstate" | "clock" | "accept-position") {
+    if matches!(command.as_str(), "reinstate" | "accept-position") {
         return error(
             StatusCode::NOT_IMPLEMENTED,
             json!({ "error": format!("`{command}` is not supported by this version of touchmove yet") }),
