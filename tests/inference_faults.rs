@@ -154,14 +154,22 @@ fn expected(list: &[Expected]) -> Vec<Alert> {
         .collect()
 }
 
-/// Injects `fault` into random games at some move, replays, and checks the
-/// alerts and the move list. Returns how many placements were checked.
-fn check_fault(fault: Fault, wanted: usize) -> usize {
+/// A fault placed in a seeded random game.
+struct Placement {
+    seed: u64,
+    at: usize,
+    start: shakmaty::Chess,
+    moves: Vec<shakmaty::Move>,
+    synth: synth::Synthesized,
+}
+
+/// Up to `wanted` random games with `fault` injected at some move (games
+/// where it cannot be placed are skipped).
+fn placements(fault: Fault, wanted: usize) -> Vec<Placement> {
     let style = HandStyle::random();
-    let mut checked = 0;
-    let mut failures = Vec::new();
+    let mut out = Vec::new();
     for seed in 0..400u64 {
-        if checked == wanted {
+        if out.len() == wanted {
             break;
         }
         let (start, moves) = synth::random_game(seed, 60);
@@ -169,9 +177,32 @@ fn check_fault(fault: Fault, wanted: usize) -> usize {
             continue;
         }
         let at = 4 + (seed as usize * 7) % (moves.len() - 8);
-        let Ok(s) = faults::inject(&start, &moves, &style, seed, &[(at, fault)]) else {
-            continue;
-        };
+        if let Ok(synth) = faults::inject(&start, &moves, &style, seed, &[(at, fault)]) {
+            out.push(Placement {
+                seed,
+                at,
+                start,
+                moves,
+                synth,
+            });
+        }
+    }
+    out
+}
+
+/// Injects `fault` into random games at some move, replays, and checks the
+/// alerts and the move list. Returns how many placements were checked.
+fn check_fault(fault: Fault, wanted: usize) -> usize {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for Placement {
+        seed,
+        at,
+        start,
+        moves,
+        synth: s,
+    } in placements(fault, wanted)
+    {
         checked += 1;
         let out = support::run(&s, None);
         let got = without_completed_warnings(ours(&out.events));
@@ -260,22 +291,16 @@ fn final_positions(
 /// do, `displaced` lists candidates leading to exactly those positions.
 fn check_missed(k: usize, wanted: usize) {
     use shakmaty::Position;
-    let style = HandStyle::random();
     let (mut checked, mut ambiguous_seen, mut unique_seen) = (0, 0, 0);
     let mut failures = Vec::new();
-    for seed in 0..400u64 {
-        if checked == wanted {
-            break;
-        }
-        let (start, moves) = synth::random_game(seed, 60);
-        if moves.len() < 12 {
-            continue;
-        }
-        let at = 4 + (seed as usize * 7) % (moves.len() - 8);
-        let Ok(s) = faults::inject(&start, &moves, &style, seed, &[(at, Fault::MissedPlies(k))])
-        else {
-            continue;
-        };
+    for Placement {
+        seed,
+        at,
+        start,
+        moves,
+        synth: s,
+    } in placements(Fault::MissedPlies(k), wanted)
+    {
         checked += 1;
         let mut before = start.clone();
         for m in &moves[..at] {
