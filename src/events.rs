@@ -140,6 +140,37 @@ pub enum EventKind {
         square: Square,
         kind: String,
     },
+    /// Extension: the arbiter ruled on the position (Article 7). The
+    /// events that carry the ruling out (`takeback`, `move`) follow it.
+    ArbiterDecision {
+        decision: Decision,
+        /// The Article applied (`"7.4a"`, `"7.5"` of 2005; `"7.5.1"`,
+        /// `"7.4.1"` of 2023), when one is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        article: Option<String>,
+        /// `reinstate`: the last ply that remains (0 = none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ply: Option<usize>,
+        /// `accept_moves`: the plies accepted, in UCI.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        moves: Vec<String>,
+        /// The arbiter's words, when given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+}
+
+/// What the arbiter ruled on the position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The position after an earlier ply is reinstated (7.4a, 7.5 of 2005;
+    /// 7.5.1, 7.4.1 of 2023): later moves are taken back and the board must
+    /// be set up to it.
+    Reinstate,
+    /// Moves made while the sensors did not read them are accepted into
+    /// the record (the board shows the position they lead to).
+    AcceptMoves,
 }
 
 impl EventKind {
@@ -161,6 +192,7 @@ impl EventKind {
             EventKind::DrawClaimable { .. } => "draw_claimable",
             EventKind::GameOver { .. } => "game_over",
             EventKind::SensorFault { .. } => "sensor_fault",
+            EventKind::ArbiterDecision { .. } => "arbiter_decision",
         }
     }
 

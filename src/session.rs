@@ -11,6 +11,7 @@ use crate::clock::{
 use crate::events::{Event, EventKind};
 use crate::filter::{Classify, Filter, FilterConfig, FilterError, SensorFault, SettledChange};
 use crate::game::{DrawClaim, Game, GameEnd, IllegalMovePenalty, Profile, Start};
+use crate::inference::arbiter::{Irregularity, RulingRefused};
 use crate::inference::{Inference, InferenceConfig, PressMeaning};
 use crate::sensors::Scan;
 
@@ -584,6 +585,80 @@ impl Session {
         }
         self.clock_event(t, "adjust", out);
         true
+    }
+
+    /// The arbiter reinstates the position after `ply` (Article 7; see
+    /// [`Inference::reinstate`]). The clock, if the side to move changed,
+    /// runs for the side to move now (6.14: further adjustment is the
+    /// arbiter's, with [`Session::set_clocks`]).
+    pub fn reinstate(
+        &mut self,
+        t: Millis,
+        ply: usize,
+        irregularity: Irregularity,
+        note: Option<String>,
+        out: &mut Vec<Event>,
+    ) -> Result<(), RulingRefused> {
+        self.advance(t, out);
+        self.inference.reinstate(t, ply, irregularity, note)?;
+        self.after_ruling(t, "reinstated", out);
+        Ok(())
+    }
+
+    /// The arbiter accepts moves the sensors did not read (UCI, in order).
+    pub fn accept_moves(
+        &mut self,
+        t: Millis,
+        moves: &[String],
+        note: Option<String>,
+        out: &mut Vec<Event>,
+    ) -> Result<(), RulingRefused> {
+        self.advance(t, out);
+        self.inference.accept_moves(t, moves, note)?;
+        self.after_ruling(t, "accepted", out);
+        Ok(())
+    }
+
+    /// The arbiter accepts candidate line `index` of the last `displaced` event.
+    pub fn accept_candidate(
+        &mut self,
+        t: Millis,
+        index: usize,
+        note: Option<String>,
+        out: &mut Vec<Event>,
+    ) -> Result<(), RulingRefused> {
+        self.advance(t, out);
+        self.inference.accept_candidate(t, index, note)?;
+        self.after_ruling(t, "accepted", out);
+        Ok(())
+    }
+
+    /// The arbiter accepts the position `fen`, reached by moves the sensors
+    /// did not read (the one short run of legal plies leading there).
+    pub fn accept_position(
+        &mut self,
+        t: Millis,
+        fen: &str,
+        note: Option<String>,
+        out: &mut Vec<Event>,
+    ) -> Result<(), RulingRefused> {
+        self.advance(t, out);
+        self.inference.accept_position(t, fen, note)?;
+        self.after_ruling(t, "accepted", out);
+        Ok(())
+    }
+
+    fn after_ruling(&mut self, t: Millis, reason: &str, out: &mut Vec<Event>) {
+        self.collect(out);
+        let turn = self.inference.game().turn();
+        if !self.inference.game().is_over()
+            && let Some(clock) = &mut self.clock
+            && clock.state(t).turn.is_some_and(|side| side != turn)
+            && clock.set_turn(t, turn, reason).is_ok()
+        {
+            self.clock_event(t, "turn", out);
+        }
+        self.finish_clock_if_over(t, out);
     }
 
     /// The clock, when one runs (its log holds pauses and adjustments).

@@ -271,3 +271,80 @@ async fn control_needs_the_token_and_a_well_formed_body() {
     assert_eq!(status, 200);
     running.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_arbiter_reinstates_and_accepts_positions_over_http() {
+    // Slow enough that the game is still on when the arbiter rules.
+    let running = daemon(trace(6), Some(TOKEN), 4.0).await;
+    let addr = running.addr;
+    let bearer = format!("Bearer {TOKEN}");
+    let auth = [("Authorization", bearer.as_str())];
+
+    // Wait for the first move.
+    let mut first_move = false;
+    for _ in 0..200 {
+        let (_, state) = request(addr, "GET", "/state", &[], "").await;
+        let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+        if state["moves"].as_array().is_some_and(|m| !m.is_empty()) {
+            first_move = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(first_move, "no move was made");
+
+    // Malformed rulings name the field.
+    let (status, text) = request(addr, "POST", "/api/reinstate", &auth, r#"{"ply":0}"#).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("irregularity"), "{text}");
+    let (status, text) = request(
+        addr,
+        "POST",
+        "/api/accept-position",
+        &auth,
+        r#"{"fen":"no fen at all"}"#,
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    let err: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(err["field"], "fen");
+    // No candidate is listed: the ruling does not apply now.
+    let (status, text) = request(
+        addr,
+        "POST",
+        "/api/accept-position",
+        &auth,
+        r#"{"candidate":0}"#,
+    )
+    .await;
+    assert_eq!(status, 409, "{text}");
+    assert!(text.contains("no candidate 0"), "{text}");
+    let (status, text) = request(
+        addr,
+        "POST",
+        "/api/reinstate",
+        &auth,
+        r#"{"ply":900,"irregularity":"displaced"}"#,
+    )
+    .await;
+    assert_eq!(status, 409, "{text}");
+
+    // The arbiter sets the game back to its start (7.4.1 of 2023).
+    let body = r#"{"ply":0,"irregularity":"displaced","note":"pieces knocked over"}"#;
+    let (status, text) = request(addr, "POST", "/api/reinstate", &auth, body).await;
+    assert_eq!(status, 200, "{text}");
+    let events = sse(addr, Some("1-0"), 10_000, Duration::from_millis(800)).await;
+    let decision = events
+        .iter()
+        .map(|(_, data)| serde_json::from_str::<serde_json::Value>(data).unwrap())
+        .skip_while(|e| e["type"] != "arbiter_decision")
+        .take(2)
+        .collect::<Vec<_>>();
+    assert_eq!(decision.len(), 2, "{events:?}");
+    assert_eq!(decision[0]["decision"], "reinstate");
+    assert_eq!(decision[0]["article"], "7.4.1");
+    assert_eq!(decision[0]["note"], "pieces knocked over");
+    assert_eq!(decision[1]["type"], "takeback");
+    assert_eq!(decision[1]["ply"], 0);
+    running.stop().await.unwrap();
+}

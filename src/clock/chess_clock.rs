@@ -202,6 +202,11 @@ pub enum Change {
         times: SetTimes,
         reason: String,
     },
+    /// The turn given to `side` without a press (a reinstated position).
+    Turn {
+        side: Color,
+        reason: String,
+    },
 }
 
 /// An entry of the adjustment log.
@@ -540,6 +545,51 @@ impl Clock {
         }
         let change = Change::Set {
             times,
+            reason: reason.into(),
+        };
+        Ok(self.logged(t, before, change))
+    }
+
+    /// Gives the turn to `side` at `t` without a press: the arbiter
+    /// reinstated a position with the other side to move (7.4a / 7.5 of
+    /// 2005, 7.5.1 / 7.4.1 of 2023). The time the running side used so far
+    /// is charged to it, with no increment and no move counted; stopped
+    /// clocks stay stopped. Logged with the reason. Nothing changes when
+    /// `side` already has the turn.
+    pub fn set_turn(
+        &mut self,
+        t: Millis,
+        side: Color,
+        reason: impl Into<String>,
+    ) -> Result<ClockState, ClockError> {
+        self.settle(t)?;
+        self.not_finished()?;
+        let before = self.state(t);
+        let (turn, running) = match self.phase {
+            Phase::Ready => return Err(ClockError::NotStarted),
+            Phase::Finished => return Err(ClockError::Finished),
+            Phase::Running(turn) => (turn, true),
+            Phase::Paused(turn) => (turn, false),
+        };
+        if turn.side == side {
+            return Ok(before);
+        }
+        let used = self.used_in(turn, t);
+        let old = turn.side;
+        self.base[old] = self.base[old].saturating_sub(self.consumed(old, used));
+        let next = Turn {
+            side,
+            resumed: t,
+            used_before: 0,
+        };
+        self.phase = if running {
+            Phase::Running(next)
+        } else {
+            Phase::Paused(next)
+        };
+        self.after_hand_change(t, old);
+        let change = Change::Turn {
+            side,
             reason: reason.into(),
         };
         Ok(self.logged(t, before, change))

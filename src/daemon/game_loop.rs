@@ -23,8 +23,9 @@ use crate::events::{Event, EventKind};
 use crate::filter::Classify;
 use crate::filter::hall::{Calibration, HallClassifier};
 use crate::game::{Profile, Start};
+use crate::inference::arbiter::RulingRefused;
 use crate::inference::{Completion, InferenceConfig};
-use crate::outputs::control::{BadBody, Command, DrawKind, NewGame, Refused, Request};
+use crate::outputs::control::{Accept, BadBody, Command, DrawKind, NewGame, Refused, Request};
 use crate::outputs::feed::Feed;
 use crate::outputs::journal::{GameMeta, wall_clock_now};
 use crate::sensors::profile::BoardProfile;
@@ -355,6 +356,18 @@ impl GameLoop {
 
     fn command(&mut self, t: Millis, command: Command) -> Result<serde_json::Value, Refused> {
         let ok = Ok(json!({ "ok": true }));
+        // A ruling the game cannot carry out: a bad move or FEN is the
+        // body's fault (400), anything else does not apply now (409).
+        let ruled = |result: Result<(), RulingRefused>| match result {
+            Ok(()) => Ok(json!({ "ok": true })),
+            Err(e @ RulingRefused::BadMove { .. }) => {
+                Err(Refused::Invalid(BadBody::field("moves", e.to_string())))
+            }
+            Err(e @ RulingRefused::BadFen(_)) => {
+                Err(Refused::Invalid(BadBody::field("fen", e.to_string())))
+            }
+            Err(e) => Err(Refused::Conflict(e.to_string())),
+        };
         let session = &mut self.current.session;
         let over = |s: &Session| {
             if !s.inference().is_started() {
@@ -388,6 +401,16 @@ impl GameLoop {
                     ))
                 }
             }
+            Command::Reinstate {
+                ply,
+                irregularity,
+                note,
+            } => ruled(session.reinstate(t, ply, irregularity, note, &mut self.out)),
+            Command::AcceptPosition { accept, note } => ruled(match accept {
+                Accept::Moves(moves) => session.accept_moves(t, &moves, note, &mut self.out),
+                Accept::Candidate(index) => session.accept_candidate(t, index, note, &mut self.out),
+                Accept::Fen(fen) => session.accept_position(t, &fen, note, &mut self.out),
+            }),
             Command::Resign(side) => {
                 if session.resign(t, side, &mut self.out) {
                     ok

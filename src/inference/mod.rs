@@ -6,6 +6,7 @@
 //!
 //! Pure and time-injected: changes and inputs come with their time; the
 //! tracker says when it next needs to be woken ([`Inference::next_deadline`]).
+pub mod arbiter;
 pub mod board_math;
 pub mod missed;
 pub mod touch;
@@ -167,6 +168,9 @@ pub struct Inference {
     promotion_choice: Option<Role>,
     adjusting: bool,
     alert: Alert,
+    /// The candidate lines the last `displaced` event listed (the
+    /// arbiter may accept one).
+    listed_candidates: Vec<String>,
     /// Resumed and the board not read yet: the first reading may show a
     /// move in the making or moves made meanwhile.
     resumed: bool,
@@ -196,6 +200,7 @@ impl Inference {
             promotion_choice: None,
             adjusting: false,
             alert: Alert::None,
+            listed_candidates: Vec::new(),
             resumed: false,
             out: Vec::new(),
         }
@@ -699,6 +704,7 @@ impl Inference {
 
     fn displaced(&mut self, t: Millis, squares: Vec<Square>, candidates: Vec<String>) {
         self.alert = Alert::Displaced(squares.clone());
+        self.listed_candidates = candidates.clone();
         let expected_fen = self.game.fen();
         self.emit(
             t,

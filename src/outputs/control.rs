@@ -43,6 +43,29 @@ pub enum Command {
         black_ms: u64,
         reason: String,
     },
+    /// The arbiter reinstates the position after `ply` (Article 7).
+    Reinstate {
+        ply: usize,
+        irregularity: crate::inference::arbiter::Irregularity,
+        note: Option<String>,
+    },
+    /// The arbiter accepts the board as reached by moves the sensors did
+    /// not read.
+    AcceptPosition {
+        accept: Accept,
+        note: Option<String>,
+    },
+}
+
+/// How the arbiter names the position he accepts (`/api/accept-position`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Accept {
+    /// The moves, in UCI.
+    Moves(Vec<String>),
+    /// One of the candidate lines the last `displaced` event listed (0 = the first).
+    Candidate(usize),
+    /// The position; the short run of legal plies leading there is found.
+    Fen(String),
 }
 
 /// Why a command was refused by the game.
@@ -267,6 +290,78 @@ pub fn parse(name: &str, body: &[u8]) -> Option<Result<Command, BadBody>> {
             };
             Ok(Command::Draw { kind, side })
         }),
+        "reinstate" => read(&["ply", "irregularity", "note"]).and_then(|map| {
+            use crate::inference::arbiter::Irregularity;
+            let ply = map.get("ply").and_then(Value::as_u64).ok_or_else(|| {
+                BadBody::field(
+                    "ply",
+                    "`ply` must be the last ply that remains (a whole number; 0 = the start)",
+                )
+            })? as usize;
+            let irregularity = match req_str(&map, "irregularity")?.as_str() {
+                "illegal_move" => Irregularity::IllegalMove,
+                "displaced" => Irregularity::Displaced,
+                other => {
+                    return Err(BadBody::field(
+                        "irregularity",
+                        format!(
+                            "`irregularity` must be \"illegal_move\" or \"displaced\", not {other:?}"
+                        ),
+                    ));
+                }
+            };
+            Ok(Command::Reinstate {
+                ply,
+                irregularity,
+                note: opt_str(&map, "note")?,
+            })
+        }),
+        "accept-position" => read(&["moves", "candidate", "fen", "note"]).and_then(|map| {
+            let given: Vec<&str> = ["moves", "candidate", "fen"]
+                .into_iter()
+                .filter(|k| map.get(*k).is_some_and(|v| !v.is_null()))
+                .collect();
+            let accept = match given.as_slice() {
+                ["moves"] => {
+                    let moves = match &map["moves"] {
+                        Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
+                        Value::Array(items) => items
+                            .iter()
+                            .map(|v| v.as_str().map(str::to_owned))
+                            .collect::<Option<Vec<String>>>()
+                            .ok_or_else(|| {
+                                BadBody::field("moves", "`moves` must be UCI moves as strings")
+                            })?,
+                        _ => {
+                            return Err(BadBody::field(
+                                "moves",
+                                "`moves` must be a list of UCI moves or one string of them",
+                            ));
+                        }
+                    };
+                    Accept::Moves(moves)
+                }
+                ["candidate"] => Accept::Candidate(
+                    map["candidate"].as_u64().ok_or_else(|| {
+                        BadBody::field(
+                            "candidate",
+                            "`candidate` must be the index of a listed candidate (0 = the first)",
+                        )
+                    })? as usize,
+                ),
+                ["fen"] => Accept::Fen(req_str(&map, "fen")?),
+                _ => {
+                    return Err(BadBody {
+                        field: None,
+                        message: "give exactly one of `moves`, `candidate` or `fen`".into(),
+                    });
+                }
+            };
+            Ok(Command::AcceptPosition {
+                accept,
+                note: opt_str(&map, "note")?,
+            })
+        }),
         _ => return None,
     })
 }
@@ -312,6 +407,30 @@ mod tests {
                 .contains("unknown field")
         );
         assert!(parse("nope", b"{}").is_none());
+        assert_eq!(
+            bad("reinstate", r#"{"irregularity":"x","ply":1}"#).field,
+            Some("irregularity")
+        );
+        assert_eq!(
+            bad("reinstate", r#"{"irregularity":"displaced"}"#).field,
+            Some("ply")
+        );
+        assert_eq!(
+            bad("accept-position", r#"{"moves":[1]}"#).field,
+            Some("moves")
+        );
+        assert!(
+            bad("accept-position", r#"{"moves":"e2e4","fen":"x"}"#)
+                .message
+                .contains("exactly one")
+        );
+        assert_eq!(
+            parse("accept-position", br#"{"moves":"e2e4 e7e5"}"#).unwrap(),
+            Ok(Command::AcceptPosition {
+                accept: Accept::Moves(vec!["e2e4".into(), "e7e5".into()]),
+                note: None
+            })
+        );
         assert_eq!(
             parse("resign", br#"{"side":"black"}"#).unwrap(),
             Ok(Command::Resign(Color::Black))

@@ -229,12 +229,6 @@ async fn api(
             json!({ "error": "missing or wrong bearer token (send `Authorization: Bearer <token>`)" }),
         );
     }
-    if matches!(command.as_str(), "reinstate" | "accept-position") {
-        return error(
-            StatusCode::NOT_IMPLEMENTED,
-            json!({ "error": format!("`{command}` is not supported by this version of touchmove yet") }),
-        );
-    }
     let command = match control::parse(&command, &body) {
         None => {
             return error(
