@@ -348,3 +348,72 @@ async fn the_arbiter_reinstates_and_accepts_positions_over_http() {
     assert_eq!(decision[1]["ply"], 0);
     running.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_control_command_works_with_the_token() {
+    let running = start(Options {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        token: Some(TOKEN.into()),
+        speed: 20.0,
+        source: Source::Demo {
+            seed: 11,
+            faults: false,
+        },
+        profile: None,
+        time_control: Some(parse_time_control("90+30").unwrap()),
+        tags: Tags::default(),
+        journal: None,
+        resume: true,
+        clock_downtime: Default::default(),
+    })
+    .await
+    .unwrap();
+    let addr = running.addr;
+    let state = || async move {
+        let (_, text) = request(addr, "GET", "/state", &[], "").await;
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    };
+    let post = |command: &'static str, body: &'static str| async move {
+        let bearer = format!("Bearer {TOKEN}");
+        let auth = [("Authorization", bearer.as_str())];
+        request(addr, "POST", &format!("/api/{command}"), &auth, body).await
+    };
+
+    // A new game: Chess960 position 0, named players, another clock.
+    let body = r#"{"chess960":0,"white":"Ana Ruiz","black":"Bo Lind","time_control":"25+10"}"#;
+    let (status, text) = post("new-game", body).await;
+    assert_eq!(status, 200, "{text}");
+    let mut fen = String::new();
+    for _ in 0..200 {
+        let s = state().await;
+        fen = s["fen"].as_str().unwrap_or_default().to_owned();
+        if s["white"] == "Ana Ruiz" && fen.starts_with("bbqnnrkr/") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(fen.starts_with("bbqnnrkr/"), "position 0 is set up: {fen}");
+    let (_, pgn) = request(addr, "GET", "/game.pgn", &[], "").await;
+    assert!(pgn.contains("[White \"Ana Ruiz\"]"), "{pgn}");
+    assert!(pgn.contains("[TimeControl \"1500+10\"]"), "{pgn}");
+    assert!(
+        pgn.contains("[Variant \"Chess960\"]") || pgn.contains("[SetUp \"1\"]"),
+        "{pgn}"
+    );
+
+    // Promotion choice and j'adoube are taken at any time of the game.
+    let (status, text) = post("promote", r#"{"piece":"n"}"#).await;
+    assert_eq!(status, 200, "{text}");
+    let (status, text) = post("adjust", "{}").await;
+    assert_eq!(status, 200, "{text}");
+    // A claim with nothing to claim is refused (and costs the claimant time).
+    let (status, text) = post("draw", r#"{"side":"black","kind":"claim"}"#).await;
+    assert_eq!(status, 409, "{text}");
+    // An agreed draw ends the game.
+    let (status, text) = post("draw", r#"{"side":"white","kind":"agree"}"#).await;
+    assert_eq!(status, 200, "{text}");
+    let s = state().await;
+    assert_eq!(s["result"]["result"], "1/2-1/2", "{s}");
+    assert_eq!(s["result"]["reason"], "agreement");
+    running.stop().await.unwrap();
+}

@@ -77,7 +77,7 @@ pub struct Snapshot<'a> {
     /// Game time when the snapshot was taken.
     pub now_ms: Millis,
     /// This game's alert-like events (alerts, restored, takeback,
-    /// game_over, game_started).
+    /// game_over, game_started, arbiter_decision).
     pub history: &'a [Event],
     /// Extension: the daemon's number of this game (the `<game>` of SSE ids).
     pub game: u64,
@@ -269,6 +269,7 @@ fn is_history(kind: &EventKind) -> bool {
                 | EventKind::Takeback { .. }
                 | EventKind::GameOver { .. }
                 | EventKind::GameStarted { .. }
+                | EventKind::ArbiterDecision { .. }
         )
 }
 
