@@ -1,0 +1,74 @@
+//! Which legal move the hands made: the moves whose position the board
+//! shows, narrowed to what was lifted this turn, and the touched piece
+//! first (4.3).
+
+use super::*;
+
+impl Inference {
+    /// Legal moves whose position the board shows. Unless `relaxed`, every
+    /// square the move must have emptied was seen lifted this turn.
+    pub(super) fn candidates(&self, board: Bitboard, relaxed: bool) -> Vec<Move> {
+        let pos = self.game.position();
+        pos.legal_moves()
+            .into_iter()
+            .filter(|m| occupancy_after(pos, m) == board)
+            .filter(|m| relaxed || self.hand_made(m))
+            .filter(|m| {
+                self.white
+                    .is_none_or(|w| colours_after(pos, m).0 == w || m.is_promotion())
+            })
+            .collect()
+    }
+
+    /// Whether what the hands did this turn can make `m`: every square it
+    /// empties was lifted, and a captured piece's square was busy after the
+    /// capturing piece was lifted (a piece touched and put back before is
+    /// not taken).
+    pub(super) fn hand_made(&self, m: &Move) -> bool {
+        if !(must_lift(m) & !(self.turn.lifts | self.turn.flicker)).is_empty() {
+            return false;
+        }
+        if let Move::Normal {
+            from,
+            to,
+            capture: Some(_),
+            ..
+        } = *m
+        {
+            let lifted = self.turn.lifted_at[from as usize];
+            let active = self.turn.active_at[to as usize];
+            return matches!((lifted, active), (Some(l), Some(a)) if a >= l);
+        }
+        true
+    }
+
+    /// One move out of the candidates: the one that explains most of what
+    /// was lifted; among equals, the capture of the first opponent piece
+    /// touched. Promotions to different pieces count as one.
+    pub(super) fn pick(&self, cands: &[Move]) -> Option<Move> {
+        let score = |m: &Move| (must_lift(m) & (self.turn.lifts | self.turn.flicker)).count();
+        let best = cands.iter().map(score).max()?;
+        let mut best: Vec<&Move> = cands.iter().filter(|m| score(m) == best).collect();
+        if best.len() > 1
+            && let Some(theirs) = self
+                .turn
+                .touches
+                .iter()
+                .find(|x| x.piece.color != self.game.turn())
+        {
+            let capturing: Vec<&Move> = best
+                .iter()
+                .copied()
+                .filter(|m| captured_square(m) == Some(theirs.square))
+                .collect();
+            if !capturing.is_empty() {
+                best = capturing;
+            }
+        }
+        let first = *best[0];
+        let same_square = best
+            .iter()
+            .all(|m| m.from() == first.from() && m.to() == first.to());
+        same_square.then_some(first)
+    }
+}

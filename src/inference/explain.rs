@@ -1,0 +1,221 @@
+//! What explains a board that no single move of the hands does: a piece
+//! of the last move moved on (4.6 of 2005, 4.7 of 2023, 4.4b), a takeback
+//! (casual play), a move still in progress, moves the sensors did not read
+//! — or nothing, which is an illegal move (7.4 of 2005, 7.5 of 2023) or a
+//! displaced board (7.3; 7.4 of 2023).
+
+use super::*;
+
+impl Inference {
+    /// A piece of the last move lifted again and put elsewhere. FIDE: the
+    /// first move stands (4.6 of 2005, 4.7 of 2023; after rook-first
+    /// castling 4.4b); casual: the move is corrected.
+    pub(super) fn moved_on(&mut self, t: Millis, board: Bitboard) -> bool {
+        let Some(last) = self.last_move.clone() else {
+            return false;
+        };
+        if self.game.moves().last().map(|m| m.mv) != Some(last.mv) || !self.turn.touches.is_empty()
+        {
+            return false;
+        }
+        let correction = last.before.legal_moves().into_iter().find(|m| {
+            *m != last.mv
+                && !(moving_from(m) & moving_from(&last.mv)).is_empty()
+                && occupancy_after(&last.before, m) == board
+        });
+        let Some(correction) = correction else {
+            return false;
+        };
+        let side = last.before.turn();
+        if self.profile.is_fide() {
+            let article = if correction.is_castle() {
+                "4.4b"
+            } else if self.profile.edition() == LawEdition::Fide2005 {
+                "4.6"
+            } else {
+                "4.7"
+            };
+            let square = if correction.is_castle() {
+                last.mv.from().unwrap_or(last.mv.to())
+            } else {
+                last.mv.to()
+            };
+            self.emit(
+                t,
+                EventKind::TouchMove {
+                    side: side.into(),
+                    article: article.to_owned(),
+                    square,
+                },
+            );
+            let expected = self.game.position().board().occupied();
+            self.displaced(t, (board ^ expected).into_iter().collect(), Vec::new());
+        } else {
+            if self.game.take_back(1).is_err() {
+                return false;
+            }
+            self.emit(
+                t,
+                EventKind::Takeback {
+                    ply: self.game.ply(),
+                    fen: self.game.fen(),
+                },
+            );
+            self.awaiting_press = None;
+            self.make_move(t, correction);
+        }
+        true
+    }
+
+    /// Casual play: the board shows an earlier position of the game.
+    pub(super) fn taken_back(&mut self, t: Millis, board: Bitboard) -> bool {
+        if !self.profile.allows_takeback() {
+            return false;
+        }
+        for n in 1..=self.game.ply().min(2) {
+            let Some(before) = self.game.position_before(n) else {
+                break;
+            };
+            if before.board().occupied() == board
+                && self.white.is_none_or(|w| w == before.board().white())
+            {
+                if self.game.take_back(n).is_err() {
+                    return false;
+                }
+                self.turn = TurnHands::default();
+                self.awaiting_press = None;
+                self.last_move = None;
+                self.emit(
+                    t,
+                    EventKind::Takeback {
+                        ply: self.game.ply(),
+                        fen: self.game.fen(),
+                    },
+                );
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A move in progress explains the board: pieces in the hand that may
+    /// be moved or captured, or part of one legal move done (a king beside
+    /// its rook when castling, a pawn on the en passant square before the
+    /// captured pawn is taken away).
+    pub(super) fn in_progress(&self, board: Bitboard) -> bool {
+        let pos = self.game.position();
+        let expected = pos.board().occupied();
+        let missing = expected & !board;
+        let extra = board & !expected;
+        if extra.is_empty() {
+            return missing.into_iter().all(|sq| {
+                pos.board()
+                    .color_at(sq)
+                    .is_some_and(|c| touch::lift_explained(pos, sq, c))
+            });
+        }
+        let diff = board ^ expected;
+        pos.legal_moves().iter().any(|m| {
+            let arrivals = occupancy_after(pos, m) & !expected;
+            (diff & !involved(pos, m)).is_empty() && (extra & !arrivals).is_empty()
+        })
+    }
+
+    pub(super) fn explain_jump(&mut self, t: Millis, board: Bitboard) -> bool {
+        self.explain_jump_within(t, board, self.config.max_missed_plies)
+    }
+
+    pub(super) fn explain_jump_within(
+        &mut self,
+        t: Millis,
+        board: Bitboard,
+        max_plies: usize,
+    ) -> bool {
+        let pos = self.game.position().clone();
+        match missed::search(&pos, board, self.white, max_plies) {
+            missed::Explanation::Unique(plies) => {
+                self.adopt(t, plies);
+                true
+            }
+            missed::Explanation::Ambiguous(lines) => {
+                let mode = self.game.castling_mode();
+                let candidates = lines
+                    .iter()
+                    .map(|line| {
+                        line.iter()
+                            .map(|m| m.to_uci(mode).to_string())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect();
+                let expected = pos.board().occupied();
+                self.displaced(t, (board ^ expected).into_iter().collect(), candidates);
+                true
+            }
+            missed::Explanation::None => false,
+        }
+    }
+
+    pub(super) fn explain_missed_reply(&mut self, t: Millis, board: Bitboard) -> bool {
+        let pos = self.game.position().clone();
+        let Some(plies) = (match missed::search(&pos, board, self.white, 2) {
+            missed::Explanation::Unique(plies) if plies.len() == 2 => Some(plies),
+            _ => None,
+        }) else {
+            return false;
+        };
+        self.adopt(t, plies);
+        true
+    }
+
+    /// Records plies the sensors missed, each made and completed at `t`
+    /// (later plies were made after them).
+    pub(super) fn adopt(&mut self, t: Millis, plies: Vec<Move>) {
+        for m in plies {
+            self.turn = TurnHands::default();
+            self.make_move(t, m);
+            if let Some(ply) = self.awaiting_press.take() {
+                self.emit(t, EventKind::MoveCompleted { ply });
+            }
+            if self.game.is_over() {
+                break;
+            }
+        }
+    }
+
+    /// Nothing explains the board: an illegal move if the player having
+    /// the move released one of his touched pieces somewhere, else displaced.
+    pub(super) fn unexplained(&mut self, t: Millis, board: Bitboard) {
+        let pos = self.game.position();
+        let expected = pos.board().occupied();
+        let extra = board & !expected;
+        let side = pos.turn();
+        let from = self
+            .turn
+            .touches
+            .iter()
+            .find(|x| x.piece.color == side && !board.contains(x.square))
+            .map(|x| x.square);
+        if !extra.is_empty() && from.is_some() && self.awaiting_press.is_none() {
+            let to = (extra.count() == 1).then(|| extra.first()).flatten();
+            let alert = Alert::Illegal { from, to };
+            if self.alert != alert {
+                self.alert = alert;
+                let count = self.game.illegal_moves(side);
+                self.emit(
+                    t,
+                    EventKind::IllegalMove {
+                        side: Side::from(side),
+                        completed: false,
+                        from,
+                        to,
+                        count,
+                        article: Some(self.profile.illegal_move_article().to_owned()),
+                    },
+                );
+            }
+            return;
+        }
+        self.displaced(t, (board ^ expected).into_iter().collect(), Vec::new());
+    }
+}

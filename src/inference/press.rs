@@ -1,0 +1,99 @@
+//! The clock press: it completes the move (Article 6.7), or completes an
+//! illegal move (7.4 of 2005, 7.5 of 2023, and 7.5.3 of 2023 for a press
+//! without a move).
+
+use super::*;
+
+impl Inference {
+    /// `side` pressed the clock.
+    pub fn clock_press(&mut self, t: Millis, side: Color) -> PressMeaning {
+        // The hand is on the clock: whatever stands on the board is released.
+        if self.last_change.is_some() {
+            self.evaluate(t);
+        }
+        if !self.started || self.game.is_over() {
+            return PressMeaning::Ignored("no game in progress");
+        }
+        if self.promotion.is_some() {
+            let role = self.promotion_choice.take().unwrap_or(Role::Queen);
+            self.make_promotion(t, role);
+        }
+        if let Some(ply) = self.awaiting_press {
+            let mover = self.game.moves()[ply - 1].side;
+            if side != mover {
+                return PressMeaning::Ignored("the player who did not move pressed");
+            }
+            self.awaiting_press = None;
+            self.emit(t, EventKind::MoveCompleted { ply });
+            return PressMeaning::Completed { ply };
+        }
+        if side != self.game.turn() {
+            return PressMeaning::Ignored("second press, or the player not having the move");
+        }
+        match self.alert.clone() {
+            Alert::Illegal { from, to } => self.complete_illegal(t, side, from, to),
+            Alert::Reinstate | Alert::Displaced(_) => {
+                PressMeaning::Ignored("the board is being repaired")
+            }
+            Alert::None => {
+                let expected = self.game.position().board().occupied();
+                if self.board == expected {
+                    // 2023, 7.5.3: pressing the clock without making a move.
+                    if self.profile.is_fide() && self.profile.edition() == LawEdition::Fide2023 {
+                        return self.complete_illegal(t, side, None, None);
+                    }
+                    return PressMeaning::Ignored("no move was made");
+                }
+                // A capture whose captured piece the sensors never saw leave
+                // (or missed): the press says the move is complete.
+                let cands = self.candidates(self.board, true);
+                if let Some(m) = self.pick(&cands) {
+                    self.make_move(t, m);
+                    if let Some(ply) = self.awaiting_press.take() {
+                        self.emit(t, EventKind::MoveCompleted { ply });
+                        return PressMeaning::Completed { ply };
+                    }
+                    return PressMeaning::Ignored("the move ended the game");
+                }
+                let from = self
+                    .turn
+                    .touches
+                    .iter()
+                    .find(|x| x.piece.color == side && !self.board.contains(x.square))
+                    .map(|x| x.square);
+                let extra = self.board & !expected;
+                let to = (extra.count() == 1).then(|| extra.first()).flatten();
+                self.complete_illegal(t, side, from, to)
+            }
+        }
+    }
+
+    pub(super) fn complete_illegal(
+        &mut self,
+        t: Millis,
+        side: Color,
+        from: Option<Square>,
+        to: Option<Square>,
+    ) -> PressMeaning {
+        let ruling = self.game.complete_illegal_move(side);
+        self.emit(
+            t,
+            EventKind::IllegalMove {
+                side: side.into(),
+                completed: true,
+                from,
+                to,
+                count: ruling.count,
+                article: Some(self.profile.illegal_move_article().to_owned()),
+            },
+        );
+        if let Some(end) = ruling.end {
+            self.game_over(t, end);
+        } else if self.board == self.game.position().board().occupied() {
+            self.alert = Alert::None;
+        } else {
+            self.alert = Alert::Reinstate;
+        }
+        PressMeaning::Illegal(ruling)
+    }
+}

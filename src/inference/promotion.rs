@@ -1,0 +1,58 @@
+//! Promotion (3.7e): the pawn on the last rank and the new piece, named
+//! by the player (a button or the API) or, without a name, a queen.
+
+use super::*;
+
+impl Inference {
+    /// A promotion choice was entered.
+    pub fn promote(&mut self, t: Millis, role: Role) {
+        self.advance(t);
+        if let Some(p) = self.promotion
+            && self.last_change.is_none()
+        {
+            let _ = p;
+            self.make_promotion(t, role);
+        } else {
+            self.promotion_choice = Some(role);
+        }
+    }
+
+    pub(super) fn promotion_on_board(&mut self, t: Millis, m: &Move) {
+        let (Some(from), to) = (m.from(), m.to()) else {
+            return;
+        };
+        if let Some(role) = self.promotion_choice.take() {
+            self.make_promotion_move(t, from, to, role);
+            return;
+        }
+        if self.promotion.map(|p| (p.from, p.to)) != Some((from, to)) {
+            self.emit(t, EventKind::PromotionPending { square: to });
+        }
+        self.promotion = Some(PendingPromotion { from, to, since: t });
+    }
+
+    pub(super) fn make_promotion(&mut self, t: Millis, role: Role) {
+        if let Some(p) = self.promotion.take() {
+            self.make_promotion_move(t, p.from, p.to, role);
+        }
+    }
+
+    pub(super) fn make_promotion_move(&mut self, t: Millis, from: Square, to: Square, role: Role) {
+        let m = self
+            .game
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.from() == Some(from) && m.to() == to && m.promotion() == Some(role));
+        match m {
+            Some(m) => self.make_move(t, m),
+            // The chosen piece cannot be (never happens for q/r/b/n): queen.
+            None => {
+                if let Some(m) = self.game.legal_moves().into_iter().find(|m| {
+                    m.from() == Some(from) && m.to() == to && m.promotion() == Some(Role::Queen)
+                }) {
+                    self.make_move(t, m);
+                }
+            }
+        }
+    }
+}
