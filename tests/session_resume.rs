@@ -228,3 +228,51 @@ fn a_board_that_does_not_match_is_reported_displaced() {
         "{out:?}"
     );
 }
+
+#[test]
+fn with_the_arbiter_deciding_moves_made_meanwhile_are_only_listed() {
+    let (before, events, mut h) = before_the_crash();
+    h.carry("e7", "e5")
+        .clock(Black)
+        .carry("g1", "f3")
+        .clock(White);
+    let mut asking = config();
+    asking.inference.resumed_board = touchmove::inference::ResumedBoard::AskArbiter;
+    let mut out = Vec::new();
+    let mut s = Session::resume(
+        asking,
+        None,
+        Resumption {
+            game: before.game().clone(),
+            next_seq: before.next_seq(),
+            awaiting_press: None,
+            clock: Some(last_reading(&events)),
+            t: h.t,
+            downtime: Downtime::Pause,
+        },
+        &mut out,
+    );
+    s.scan(h.t, &board_at(&h.trace, h.t), &mut out).unwrap();
+    s.advance(h.t + 5000, &mut out);
+    assert!(moves(&out).is_empty(), "nothing is recorded: {out:?}");
+    let candidates = out
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Displaced { candidates, .. } => Some(candidates.clone()),
+            _ => None,
+        })
+        .expect("the board is reported displaced");
+    assert_eq!(candidates, ["e7e5 g1f3"]);
+    // The arbiter accepts the listed line.
+    let mut ruling = Vec::new();
+    s.accept_candidate(h.t + 6000, 0, None, &mut ruling)
+        .unwrap();
+    assert_eq!(moves(&ruling), ["e7e5", "g1f3"]);
+    assert!(
+        ruling
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Restored { .. })),
+        "{ruling:?}"
+    );
+    assert_eq!(s.game().ply(), 3);
+}

@@ -242,19 +242,9 @@ impl Inference {
                 self.accept(t, line, note);
                 Ok(())
             }
-            _ => {
-                let mode = self.game.castling_mode();
-                let lines = reaching
-                    .iter()
-                    .map(|line| {
-                        line.iter()
-                            .map(|m| m.to_uci(mode).to_string())
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                    .collect();
-                Err(RulingRefused::Ambiguous { lines })
-            }
+            _ => Err(RulingRefused::Ambiguous {
+                lines: self.lines_uci(&reaching),
+            }),
         }
     }
 

@@ -138,22 +138,28 @@ impl Inference {
                 true
             }
             missed::Explanation::Ambiguous(lines) => {
-                let mode = self.game.castling_mode();
-                let candidates = lines
-                    .iter()
-                    .map(|line| {
-                        line.iter()
-                            .map(|m| m.to_uci(mode).to_string())
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                    .collect();
+                let candidates = self.lines_uci(&lines);
                 let expected = pos.board().occupied();
                 self.displaced(t, (board ^ expected).into_iter().collect(), candidates);
                 true
             }
             missed::Explanation::None => false,
         }
+    }
+
+    /// Lines of plies as the `candidates` of a `displaced` event: UCI,
+    /// space-separated.
+    pub(super) fn lines_uci(&self, lines: &[Vec<Move>]) -> Vec<String> {
+        let mode = self.game.castling_mode();
+        lines
+            .iter()
+            .map(|line| {
+                line.iter()
+                    .map(|m| m.to_uci(mode).to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
     }
 
     pub(super) fn explain_missed_reply(&mut self, t: Millis, board: Bitboard) -> bool {

@@ -61,6 +61,22 @@ pub struct InferenceConfig {
     pub promotion_wait_ms: Millis,
     /// The longest run of plies the missed-move search tries.
     pub max_missed_plies: usize,
+    /// What a resumed game does with a board that is not its position.
+    pub resumed_board: ResumedBoard,
+}
+
+/// What a game resumed after the daemon was down does when the board
+/// first read is not the game's position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResumedBoard {
+    /// Searches for the moves made meanwhile and records them when one
+    /// position explains the board (else reports it displaced).
+    #[default]
+    Infer,
+    /// Reports the board displaced, listing the moves that would explain
+    /// it as candidates: the arbiter accepts one or has the position
+    /// reinstated.
+    AskArbiter,
 }
 
 impl Default for InferenceConfig {
@@ -70,6 +86,7 @@ impl Default for InferenceConfig {
             completion: Completion::ClockPress,
             promotion_wait_ms: 1500,
             max_missed_plies: 6,
+            resumed_board: ResumedBoard::Infer,
         }
     }
 }
@@ -273,12 +290,28 @@ impl Inference {
         self.board = board;
         self.stable = board;
         self.white = colours.map(|c| c.white);
-        if std::mem::take(&mut self.resumed) {
+        let resumed = std::mem::take(&mut self.resumed);
+        let expected = self.game.position().board().occupied();
+        if resumed && self.config.resumed_board == ResumedBoard::AskArbiter && board != expected {
+            let lines = match missed::search(
+                self.game.position(),
+                board,
+                self.white,
+                self.config.max_missed_plies,
+            ) {
+                missed::Explanation::Unique(line) => vec![line],
+                missed::Explanation::Ambiguous(lines) => lines,
+                missed::Explanation::None => Vec::new(),
+            };
+            let candidates = self.lines_uci(&lines);
+            self.displaced(t, (board ^ expected).into_iter().collect(), candidates);
+            return;
+        }
+        if resumed {
             // The hands were at work before the board was read again: a
             // square the game occupies and the board does not was lifted
             // this turn, a square the board occupies and the game does
             // not was reached.
-            let expected = self.game.position().board().occupied();
             for sq in expected & !board {
                 self.turn.lifts.add(sq);
                 self.turn.lifted_at[sq as usize] = Some(t);
