@@ -359,3 +359,331 @@ async fn the_hall_receives_every_event_then_the_retained_state_and_pgn_and_repla
         || hall.last("b1", Channel::Status).as_deref() == Some("offline")
     )));
 }
+
+/// `touchmove run --trace` as a child process publishing as `board`; its
+/// log lines (stdout) are collected.
+struct BoardProcess {
+    child: Child,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl BoardProcess {
+    fn start(
+        broker: &Mosquitto,
+        board: &str,
+        password: &Path,
+        trace: &Path,
+        db: &Path,
+    ) -> BoardProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+            .args(["run", "--bind", "127.0.0.1:0", "--speed", "40"])
+            .args(["--time-control", TIME_CONTROL, "--trace"])
+            .arg(trace)
+            .arg("--journal")
+            .arg(db)
+            .args([
+                "--mqtt-broker",
+                &broker.url(),
+                "--hall",
+                HALL,
+                "--board",
+                board,
+            ])
+            .arg("--mqtt-password-file")
+            .arg(password)
+            .args(["--mqtt-keep-alive", "2"])
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .env_remove("NOTIFY_SOCKET")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the touchmove binary runs");
+        let stdout = child.stdout.take().unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let lines = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                lines.lock().unwrap().push(line);
+            }
+        });
+        BoardProcess { child, log }
+    }
+
+    fn logged(&self, all: &[&str]) -> bool {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| all.iter().all(|part| l.contains(part)))
+    }
+
+    fn log_text(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+
+    /// The `/health` JSON.
+    fn health(&self) -> serde_json::Value {
+        use std::io::{Read as _, Write as _};
+        let addr = self
+            .log
+            .lock()
+            .unwrap()
+            .iter()
+            .find_map(|l| {
+                l.split("serving http://")
+                    .nth(1)
+                    .map(|a| a.trim_end_matches('/').trim().to_owned())
+            })
+            .expect("the daemon says where it serves");
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        write!(stream, "GET /health HTTP/1.0\r\nHost: test\r\n\r\n").unwrap();
+        let mut text = String::new();
+        stream.read_to_string(&mut text).unwrap();
+        serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap()
+    }
+}
+
+impl Drop for BoardProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn write_trace(dir: &Path, trace: &Trace) -> PathBuf {
+    let path = dir.join("game.trace");
+    std::fs::write(&path, trace.to_string()).unwrap();
+    path
+}
+
+fn write_password(dir: &Path, password: &str) -> PathBuf {
+    let path = dir.join("password");
+    std::fs::write(&path, format!("{password}\n")).unwrap();
+    path
+}
+
+#[test]
+fn bad_replay_requests_are_logged_and_a_killed_board_goes_offline_by_its_last_will() {
+    let broker = broker();
+    let dir = temp_dir("will");
+    let game = trace(7, 16);
+    let expected = replay_lines(&game);
+    let trace = write_trace(&dir, &game);
+    let password = write_password(&dir, "secret-2");
+    let db = dir.join("journal.sqlite3");
+    let hall = Hall::connect(&broker, "hall-will", false);
+    let board = BoardProcess::start(&broker, "b2", &password, &trace, &db);
+    assert!(
+        wait_until(Duration::from_secs(30), || hall.events("b2").len()
+            == expected.len()),
+        "{} of {} events\n{}",
+        hall.events("b2").len(),
+        expected.len(),
+        board.log_text()
+    );
+    assert_eq!(lines_of(&hall.events("b2"), 1), expected);
+    assert_eq!(hall.last("b2", Channel::Status).as_deref(), Some("online"));
+
+    // Requests the board cannot serve: a warning naming the topic and the
+    // fault each, and the publisher carries on.
+    let replay = Hall::topic("b2", Channel::Replay);
+    hall.request_replay("b2", "replay please");
+    hall.request_replay("b2", r#"{"game":1,"after_seq":"x"}"#);
+    hall.request_replay("b2", r#"{"game":99}"#);
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            board.logged(&["WARN", &replay, "not a replay request", "expected value"])
+                && board.logged(&["WARN", &replay, "not a replay request", "invalid type"])
+                && board.logged(&["WARN", &replay, "cannot replay game 99", "no game 99"])
+        }),
+        "{}",
+        board.log_text()
+    );
+    // From the journal: the events after seq 10, again.
+    let before = hall.event_messages("b2");
+    hall.request_replay(
+        "b2",
+        &ReplayRequest {
+            game: 1,
+            after_seq: Some(10),
+        }
+        .to_json(),
+    );
+    let more = expected.len() - 11;
+    assert!(
+        wait_until(Duration::from_secs(10), || hall.event_messages("b2")
+            == before + more),
+        "{}",
+        board.log_text()
+    );
+    assert_eq!(
+        board.health()["mqtt"]["connected"],
+        true,
+        "/health says connected"
+    );
+
+    // SIGKILL: the broker publishes the Last Will within 1.5 keep-alives.
+    let mut board = board;
+    board.child.kill().unwrap();
+    let killed = Instant::now();
+    assert!(
+        wait_until(Duration::from_secs(5), || hall
+            .last("b2", Channel::Status)
+            .as_deref()
+            == Some("offline")),
+        "{}",
+        broker.log()
+    );
+    let took = killed.elapsed();
+    assert!(took <= Duration::from_secs(3), "offline after {took:?}");
+    drop(board);
+
+    // Started again on its journal, then stopped with SIGTERM: `online`,
+    // then `offline` published by the board itself before DISCONNECT.
+    let mut board = BoardProcess::start(&broker, "b2", &password, &trace, &db);
+    assert!(
+        wait_until(Duration::from_secs(20), || hall
+            .last("b2", Channel::Status)
+            .as_deref()
+            == Some("online")),
+        "{}",
+        board.log_text()
+    );
+    let status = Command::new("kill")
+        .args(["-TERM", &board.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = board.child.wait().unwrap();
+    assert!(exit.success(), "{exit}\n{}", board.log_text());
+    assert!(wait_until(Duration::from_secs(5), || hall
+        .last("b2", Channel::Status)
+        .as_deref()
+        == Some("offline")));
+    assert!(
+        board.logged(&["status offline published"]),
+        "{}",
+        board.log_text()
+    );
+    eprintln!("{}", broker.log());
+}
+
+#[test]
+fn a_board_the_broker_refuses_says_so_and_keeps_journalling() {
+    let broker = broker();
+    let dir = temp_dir("refused");
+    let game = trace(3, 12);
+    let expected = replay_lines(&game);
+    let trace = write_trace(&dir, &game);
+    let password = write_password(&dir, "not-the-password");
+    let db = dir.join("journal.sqlite3");
+    let board = BoardProcess::start(&broker, "b1", &password, &trace, &db);
+    assert!(
+        wait_until(Duration::from_secs(10), || board.logged(&[
+            "ERROR",
+            &broker.url(),
+            "refused the connection",
+            "username or password"
+        ])),
+        "{}",
+        board.log_text()
+    );
+    // The game is recorded all the same.
+    let journalled = || {
+        Journal::open_read_only(&db)
+            .ok()
+            .and_then(|j| {
+                j.list()
+                    .ok()
+                    .and_then(|g| g.first().map(|g| g.id))
+                    .and_then(|id| j.events_after(id, None).ok())
+            })
+            .is_some_and(|events| events.len() == expected.len())
+    };
+    assert!(
+        wait_until(Duration::from_secs(30), journalled),
+        "{}",
+        board.log_text()
+    );
+    let journal = Journal::open_read_only(&db).unwrap();
+    let id = journal.list().unwrap()[0].id;
+    let lines: Vec<String> = journal
+        .events_after(id, None)
+        .unwrap()
+        .iter()
+        .map(|e| e.to_json())
+        .collect();
+    assert_eq!(lines, expected);
+    let health = board.health();
+    assert_eq!(health["mqtt"]["connected"], false, "{health}");
+    assert_eq!(health["mqtt"]["broker"], broker.url());
+    assert_eq!(health["status"], "ok");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_broker_restarted_mid_game_the_hall_still_gets_every_event() {
+    let mut broker = broker();
+    let dir = temp_dir("restart");
+    let game = trace(21, 40);
+    let expected = replay_lines(&game);
+    let hall = Hall::connect(&broker, "hall-restart", true);
+    let running = daemon(
+        game,
+        20.0,
+        settings(&broker, "b1", "secret-1"),
+        Some(dir.join("journal.sqlite3")),
+    )
+    .await;
+    let mqtt = running.mqtt().unwrap();
+    let feed = running.feed.clone();
+    let seq = move || {
+        serde_json::from_str::<serde_json::Value>(&feed.state_json()).unwrap()["seq"]
+            .as_i64()
+            .unwrap()
+    };
+
+    let quarter = expected.len() / 4;
+    assert!(tokio::task::block_in_place(|| wait_until(
+        Duration::from_secs(20),
+        || hall.events("b1").len() >= quarter
+    )));
+    broker.stop().unwrap();
+    assert!(tokio::task::block_in_place(|| wait_until(
+        Duration::from_secs(10),
+        || !mqtt.connected()
+    )));
+    // The board plays on while the broker is away.
+    let at_stop = seq();
+    assert!(
+        tokio::task::block_in_place(
+            || wait_until(Duration::from_secs(20), || seq() >= at_stop + 10)
+        ),
+        "the game went on"
+    );
+    let received_while_down = hall.events("b1").len();
+    assert!(received_while_down < expected.len());
+    broker.resume().unwrap();
+    assert!(
+        tokio::task::block_in_place(|| wait_until(Duration::from_secs(40), || hall
+            .events("b1")
+            .len()
+            == expected.len())),
+        "{} of {} events after the restart\n{}",
+        hall.events("b1").len(),
+        expected.len(),
+        broker.log()
+    );
+    assert!(mqtt.connected());
+    assert_eq!(
+        lines_of(&hall.events("b1"), 1),
+        expected,
+        "every event, none changed"
+    );
+    eprintln!(
+        "{} events, {} messages (duplicates included); {received_while_down} before the restart",
+        expected.len(),
+        hall.event_messages("b1")
+    );
+    running.stop().await.unwrap();
+}
