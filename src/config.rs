@@ -660,4 +660,43 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn the_example_configuration_documents_every_mqtt_key() {
+        let example = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("systemd/touchmove.toml"),
+        )
+        .unwrap();
+        let section = &example[example.find("# [mqtt]").expect("an [mqtt] example")..];
+        for k in [
+            "broker",
+            "hall",
+            "board",
+            "username",
+            "password-file",
+            "ca-file",
+            "client-id",
+            "keep-alive",
+        ] {
+            assert!(
+                section.contains(&format!("\n# {k} = ")),
+                "systemd/touchmove.toml: [mqtt] {k} is not documented"
+            );
+        }
+        // Uncommented (with the files it names here), the example reads.
+        let d = dir();
+        std::fs::write(d.join("mqtt-password"), "pw\n").unwrap();
+        let text: String = section
+            .lines()
+            .filter_map(|l| l.strip_prefix("# "))
+            .filter(|l| !l.starts_with('#') && !l.starts_with("ca-file"))
+            .map(|l| l.replace("/etc/touchmove/", "") + "\n")
+            .collect();
+        let c = parse(
+            &format!("[board]\nprofile = \"board.toml\"\n{text}"),
+            &d.join("touchmove.toml"),
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(c.mqtt.unwrap().board, "board-1");
+    }
 }
