@@ -3,8 +3,12 @@
 //! writer ([`writer`]), which commits them to the journal and only then
 //! publishes them to the feed that the HTTP server
 //! ([`crate::outputs::http`]) serves. At start an unfinished game in the
-//! journal is carried on ([`resume`]). systemd hears of readiness and
-//! liveness ([`notify`]). SIGINT/SIGTERM stop everything cleanly.
+//! journal is carried on ([`resume`]). With `[mqtt]` (or `--mqtt-broker`)
+//! the board also publishes the feed to the hall's broker
+//! ([`crate::outputs::mqtt::publisher`]), which never makes the scan loop
+//! or the writer wait. systemd hears of readiness and liveness
+//! ([`notify`]). SIGINT/SIGTERM stop everything cleanly (MQTT last:
+//! what is left, then `offline`).
 //!
 //! Without `--config` (or with `--demo`) it runs the embedded demo
 //! ([`demo`]): a corpus game played by simulated hands at human speed,
