@@ -35,6 +35,7 @@ fn measure(
     let app = http::router(AppState {
         feed: feed.clone(),
         control: Control { token: None, inbox },
+        mqtt: None,
     });
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))

@@ -4,11 +4,14 @@
 //! from the directory of the configuration file.
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::clock::TimeControl;
 use crate::game::Profile;
+use crate::outputs::mqtt::url::BrokerUrl;
+use crate::outputs::mqtt::wire;
 use crate::sensors::profile::{self as board_profile, BoardProfile};
 
 /// A valid configuration.
@@ -96,14 +99,73 @@ pub struct Journal {
     pub max_missed_plies: u8,
 }
 
-/// `[mqtt]` (validated; publishing is not implemented yet).
+/// `[mqtt]`: the board publishes its events to a broker (the hall's wire
+/// contract, [`crate::outputs::mqtt::wire`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mqtt {
-    pub broker: String,
-    pub topic_prefix: String,
-    pub client_id: Option<String>,
-    pub username: Option<String>,
-    pub password_file: Option<PathBuf>,
+    pub broker: BrokerUrl,
+    /// The hall id and this board's id: topic levels (checked with
+    /// [`wire::check_id`]).
+    pub hall: String,
+    pub board: String,
+    /// The login (default: the board id, as the example ACL expects).
+    pub username: String,
+    /// The password read from `password-file`; `None`: no password.
+    pub password: Option<Secret>,
+    /// `mqtts://` only: the CA certificates (PEM) the broker's certificate
+    /// is checked against; `None`: the system's roots.
+    pub ca_file: Option<PathBuf>,
+    /// The MQTT client id (default `touchmove-<hall>-<board>`).
+    pub client_id: String,
+    /// The MQTT keep-alive: the broker publishes the Last Will when it
+    /// hears nothing for 1.5 times this.
+    pub keep_alive: Duration,
+}
+
+/// The keep-alive when `[mqtt] keep-alive` does not say.
+pub const DEFAULT_MQTT_KEEP_ALIVE_S: u64 = 15;
+
+impl Mqtt {
+    /// The settings for `broker`, `hall` and `board` with every other key at
+    /// its default (`hall` and `board` are checked).
+    pub fn new(broker: BrokerUrl, hall: &str, board: &str) -> Result<Mqtt, String> {
+        wire::check_id(hall).map_err(|e| format!("hall: {e}"))?;
+        wire::check_id(board).map_err(|e| format!("board: {e}"))?;
+        Ok(Mqtt {
+            broker,
+            hall: hall.to_owned(),
+            board: board.to_owned(),
+            username: board.to_owned(),
+            password: None,
+            ca_file: None,
+            client_id: format!("touchmove-{hall}-{board}"),
+            keep_alive: Duration::from_secs(DEFAULT_MQTT_KEEP_ALIVE_S),
+        })
+    }
+}
+
+/// A secret read from a file: never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+/// The secret on the first line of `path` (not empty).
+pub fn read_secret(path: &Path) -> Result<Secret, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {} ({e})", path.display()))?;
+    let line = text.lines().next().unwrap_or("").trim_end_matches('\r');
+    if line.is_empty() {
+        return Err(format!(
+            "{}: the password on its first line is empty",
+            path.display()
+        ));
+    }
+    Ok(Secret(line.to_owned()))
 }
 
 #[derive(Debug, Deserialize)]
@@ -166,10 +228,13 @@ struct RawJournal {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawMqtt {
     broker: Option<String>,
-    topic_prefix: Option<String>,
+    hall: Option<String>,
+    board: Option<String>,
     client_id: Option<String>,
     username: Option<String>,
     password_file: Option<String>,
+    ca_file: Option<String>,
+    keep_alive: Option<i64>,
 }
 
 /// A configuration that cannot be used.
@@ -341,27 +406,75 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
     let mqtt = match raw.mqtt {
         None => None,
         Some(m) => {
-            let broker = m
-                .broker
-                .ok_or_else(|| key("mqtt", "broker", "missing".into()))?;
-            if !(broker.starts_with("mqtt://") || broker.starts_with("mqtts://")) {
-                return Err(key(
-                    "mqtt",
-                    "broker",
-                    format!("{broker:?}: must start with mqtt:// or mqtts://"),
-                ));
+            let required = |v: Option<String>, name: &str, what: &str| {
+                v.ok_or_else(|| key("mqtt", name, format!("missing ({what})")))
+            };
+            let broker_text = required(
+                m.broker,
+                "broker",
+                "mqtt://host[:port] or mqtts://host[:port]",
+            )?;
+            let broker: BrokerUrl = broker_text.parse().map_err(|e| key("mqtt", "broker", e))?;
+            let hall = required(m.hall, "hall", "the hall's id, a topic level")?;
+            wire::check_id(&hall).map_err(|e| key("mqtt", "hall", e))?;
+            let board = required(
+                m.board,
+                "board",
+                "this board's id, a topic level and its login",
+            )?;
+            wire::check_id(&board).map_err(|e| key("mqtt", "board", e))?;
+            let mut mqtt = Mqtt::new(broker, &hall, &board).map_err(|e| key("mqtt", "board", e))?;
+            if let Some(user) = m.username {
+                if user.is_empty() {
+                    return Err(key("mqtt", "username", "must not be empty".into()));
+                }
+                mqtt.username = user;
             }
-            let topic_prefix = m
-                .topic_prefix
-                .filter(|t| !t.is_empty())
-                .ok_or_else(|| key("mqtt", "topic-prefix", "missing or empty".into()))?;
-            Some(Mqtt {
-                broker,
-                topic_prefix,
-                client_id: m.client_id,
-                username: m.username,
-                password_file: m.password_file.map(|p| resolve(&p)),
-            })
+            if let Some(id) = m.client_id {
+                if id.is_empty() || id.chars().count() > 128 {
+                    return Err(key(
+                        "mqtt",
+                        "client-id",
+                        "must be 1 to 128 characters".into(),
+                    ));
+                }
+                mqtt.client_id = id;
+            }
+            if let Some(f) = m.password_file {
+                mqtt.password =
+                    Some(read_secret(&resolve(&f)).map_err(|e| key("mqtt", "password-file", e))?);
+            }
+            if let Some(f) = m.ca_file {
+                if !mqtt.broker.tls {
+                    return Err(key(
+                        "mqtt",
+                        "ca-file",
+                        format!("only for an mqtts:// broker, not {}", mqtt.broker),
+                    ));
+                }
+                let p = resolve(&f);
+                if !p.is_file() {
+                    return Err(key(
+                        "mqtt",
+                        "ca-file",
+                        format!("{} is not a readable file", p.display()),
+                    ));
+                }
+                mqtt.ca_file = Some(p);
+            }
+            if let Some(s) = m.keep_alive {
+                match u64::try_from(s) {
+                    Ok(s @ 1..=3600) => mqtt.keep_alive = Duration::from_secs(s),
+                    _ => {
+                        return Err(key(
+                            "mqtt",
+                            "keep-alive",
+                            format!("{s}: must be 1 to 3600 seconds"),
+                        ));
+                    }
+                }
+            }
+            Some(mqtt)
         }
     };
 
@@ -460,10 +573,130 @@ mod tests {
         let e = err(&format!("{base}[journal]\nmax-missed-plies = 9\n"));
         assert!(e.contains("[journal] max-missed-plies"), "{e}");
         let e = err(&format!(
-            "{base}[mqtt]\nbroker = \"http://x\"\ntopic-prefix = \"t\"\n"
+            "{base}[mqtt]\nbroker = \"http://x\"\nhall = \"h\"\nboard = \"b\"\n"
         ));
         assert!(e.contains("[mqtt] broker"), "{e}");
         let e = err(&format!("{base}[http]\nport = 80\n"));
         assert!(e.contains("port") && e.contains("touchmove.toml"), "{e}");
+    }
+
+    #[test]
+    fn mqtt_keys_default_and_fail_by_name() {
+        let d = dir();
+        std::fs::write(d.join("mqtt-password"), "s3cret\n").unwrap();
+        std::fs::write(d.join("empty"), "\n").unwrap();
+        std::fs::write(d.join("ca.pem"), "not read at load\n").unwrap();
+        let base = "[board]\nprofile = \"board.toml\"\n[mqtt]\n";
+        let text = format!(
+            "{base}broker = \"mqtt://10.0.0.2\"\nhall = \"open-2026\"\nboard = \"b12\"\npassword-file = \"mqtt-password\"\n"
+        );
+        let m = parse(&text, &d.join("touchmove.toml"))
+            .unwrap()
+            .mqtt
+            .unwrap();
+        assert_eq!(m.broker.port, 1883);
+        assert_eq!(m.username, "b12");
+        assert_eq!(m.client_id, "touchmove-open-2026-b12");
+        assert_eq!(m.password, Some(Secret("s3cret".into())));
+        assert_eq!(m.keep_alive, Duration::from_secs(DEFAULT_MQTT_KEEP_ALIVE_S));
+        assert!(
+            !format!("{m:?}").contains("s3cret"),
+            "the password is never printed"
+        );
+        let text = format!(
+            "{base}broker = \"mqtts://h\"\nhall = \"h\"\nboard = \"b\"\nusername = \"u\"\nclient-id = \"c\"\nca-file = \"ca.pem\"\nkeep-alive = 2\n"
+        );
+        let m = parse(&text, &d.join("touchmove.toml"))
+            .unwrap()
+            .mqtt
+            .unwrap();
+        assert_eq!((m.username.as_str(), m.client_id.as_str()), ("u", "c"));
+        assert_eq!(m.broker.port, 8883);
+        assert_eq!(m.ca_file, Some(d.join("ca.pem")));
+        assert_eq!(m.keep_alive, Duration::from_secs(2));
+
+        let ok = "broker = \"mqtt://h\"\nhall = \"h\"\nboard = \"b\"\n";
+        for (extra, says) in [
+            (
+                "broker = \"mqtt://h\"\nboard = \"b\"\n",
+                "[mqtt] hall: missing",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"h\"\n",
+                "[mqtt] board: missing",
+            ),
+            ("hall = \"h\"\nboard = \"b\"\n", "[mqtt] broker: missing"),
+            (
+                "broker = \"mqtt://h:x\"\nhall = \"h\"\nboard = \"b\"\n",
+                "[mqtt] broker",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"h/1\"\nboard = \"b\"\n",
+                "[mqtt] hall",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"h\"\nboard = \"b#\"\n",
+                "[mqtt] board",
+            ),
+            (
+                &format!("{ok}password-file = \"nope\"\n"),
+                "[mqtt] password-file",
+            ),
+            (
+                &format!("{ok}password-file = \"empty\"\n"),
+                "[mqtt] password-file",
+            ),
+            (
+                &format!("{ok}ca-file = \"ca.pem\"\n"),
+                "[mqtt] ca-file: only for an mqtts://",
+            ),
+            (&format!("{ok}keep-alive = 0\n"), "[mqtt] keep-alive"),
+            (&format!("{ok}topic-prefix = \"t\"\n"), "topic-prefix"),
+        ] {
+            let e = err(&format!("{base}{extra}"));
+            assert!(
+                e.contains(says) && e.contains("touchmove.toml"),
+                "{extra}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_example_configuration_documents_every_mqtt_key() {
+        let example = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("systemd/touchmove.toml"),
+        )
+        .unwrap();
+        let section = &example[example.find("# [mqtt]").expect("an [mqtt] example")..];
+        for k in [
+            "broker",
+            "hall",
+            "board",
+            "username",
+            "password-file",
+            "ca-file",
+            "client-id",
+            "keep-alive",
+        ] {
+            assert!(
+                section.contains(&format!("\n# {k} = ")),
+                "systemd/touchmove.toml: [mqtt] {k} is not documented"
+            );
+        }
+        // Uncommented (with the files it names here), the example reads.
+        let d = dir();
+        std::fs::write(d.join("mqtt-password"), "pw\n").unwrap();
+        let text: String = section
+            .lines()
+            .filter_map(|l| l.strip_prefix("# "))
+            .filter(|l| !l.starts_with('#') && !l.starts_with("ca-file"))
+            .map(|l| l.replace("/etc/touchmove/", "") + "\n")
+            .collect();
+        let c = parse(
+            &format!("[board]\nprofile = \"board.toml\"\n{text}"),
+            &d.join("touchmove.toml"),
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(c.mqtt.unwrap().board, "board-1");
     }
 }

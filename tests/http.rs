@@ -51,6 +51,7 @@ async fn daemon(trace: Trace, token: Option<&str>, speed: f64) -> Running {
         journal: None,
         resume: true,
         clock_downtime: Default::default(),
+        mqtt: None,
     })
     .await
     .unwrap()

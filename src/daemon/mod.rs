@@ -3,8 +3,12 @@
 //! writer ([`writer`]), which commits them to the journal and only then
 //! publishes them to the feed that the HTTP server
 //! ([`crate::outputs::http`]) serves. At start an unfinished game in the
-//! journal is carried on ([`resume`]). systemd hears of readiness and
-//! liveness ([`notify`]). SIGINT/SIGTERM stop everything cleanly.
+//! journal is carried on ([`resume`]). With `[mqtt]` (or `--mqtt-broker`)
+//! the board also publishes the feed to the hall's broker
+//! ([`crate::outputs::mqtt::publisher`]), which never makes the scan loop
+//! or the writer wait. systemd hears of readiness and liveness
+//! ([`notify`]). SIGINT/SIGTERM stop everything cleanly (MQTT last:
+//! what is left, then `offline`).
 //!
 //! Without `--config` (or with `--demo`) it runs the embedded demo
 //! ([`demo`]): a corpus game played by simulated hands at human speed,
@@ -34,6 +38,8 @@ use crate::game::pgn::Tags;
 use crate::outputs::control::Control;
 use crate::outputs::feed::Feed;
 use crate::outputs::http::{self, AppState};
+use crate::outputs::mqtt::publisher::{self, Health, Publisher};
+use crate::outputs::mqtt::url::BrokerUrl;
 use game_loop::{GameLoop, LoopConfig, Source};
 
 /// Arguments of `touchmove run`.
@@ -75,6 +81,27 @@ pub struct RunArgs {
     /// falling). Overrides `[journal] clock-downtime`.
     #[arg(long)]
     pub clock_downtime: Option<ClockDowntime>,
+    /// Publish to this MQTT broker (mqtt://host[:port] or mqtts://...);
+    /// with --hall and --board when the configuration has no [mqtt].
+    /// Overrides `[mqtt] broker`.
+    #[arg(long, value_name = "URL")]
+    pub mqtt_broker: Option<BrokerUrl>,
+    /// The hall id (overrides `[mqtt] hall`).
+    #[arg(long)]
+    pub hall: Option<String>,
+    /// This board's id (overrides `[mqtt] board`).
+    #[arg(long)]
+    pub board: Option<String>,
+    /// The MQTT login (overrides `[mqtt] username`; default: the board id).
+    #[arg(long)]
+    pub mqtt_username: Option<String>,
+    /// A file whose first line is the MQTT password (overrides
+    /// `[mqtt] password-file`).
+    #[arg(long)]
+    pub mqtt_password_file: Option<PathBuf>,
+    /// The MQTT keep-alive in seconds (overrides `[mqtt] keep-alive`).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub mqtt_keep_alive: Option<u64>,
 }
 
 /// Everything a daemon is started with.
@@ -91,6 +118,8 @@ pub struct Options {
     /// Carry on with the journal's unfinished game (else a new game closes it).
     pub resume: bool,
     pub clock_downtime: ClockDowntime,
+    /// Publish to an MQTT broker (`[mqtt]`).
+    pub mqtt: Option<config::Mqtt>,
 }
 
 /// A running daemon.
@@ -103,6 +132,7 @@ pub struct Running {
     writer_thread: std::thread::JoinHandle<()>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
     shutdown: tokio::sync::oneshot::Sender<()>,
+    mqtt: Option<Publisher>,
 }
 
 /// Starts the scan loop and the HTTP server.
@@ -130,6 +160,15 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         None => (None, None, None),
     };
     let writer = writer::spawn(Arc::clone(&feed), journal, current)?;
+    // Started before the scan loop: it publishes the game from its start.
+    let mqtt = match &options.mqtt {
+        Some(settings) => Some(publisher::spawn(
+            settings,
+            Arc::clone(&feed),
+            options.journal.clone(),
+        )?),
+        None => None,
+    };
     let (inbox_tx, inbox_rx) = mpsc::channel(16);
     let stop = Arc::new(AtomicBool::new(false));
     let loop_config = LoopConfig {
@@ -182,6 +221,7 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
             token: options.token,
             inbox: inbox_tx,
         },
+        mqtt: mqtt.as_ref().map(Publisher::health),
     };
     let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
     let app = http::router(state);
@@ -200,11 +240,18 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         writer_thread: writer.thread,
         server,
         shutdown,
+        mqtt,
     })
 }
 
 impl Running {
-    /// Stops the scan loop, ends every stream and the server.
+    /// The MQTT link (`None` without `[mqtt]`).
+    pub fn mqtt(&self) -> Option<Arc<Health>> {
+        self.mqtt.as_ref().map(Publisher::health)
+    }
+
+    /// Stops the scan loop, ends every stream and the server; then the
+    /// MQTT publisher publishes what is left and `offline`.
     pub async fn stop(self) -> anyhow::Result<()> {
         self.stop.store(true, Ordering::Relaxed);
         self.feed.close();
@@ -223,6 +270,9 @@ impl Running {
         tokio::task::spawn_blocking(move || writer.join())
             .await?
             .map_err(|_| anyhow::anyhow!("the journal writer panicked"))?;
+        if let Some(mqtt) = self.mqtt {
+            mqtt.stop().await;
+        }
         Ok(())
     }
 }
@@ -261,9 +311,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
     match (&args.config, args.demo) {
         (Some(path), false) => {
             let config = config::load(path)?;
-            if config.mqtt.is_some() {
-                tracing::warn!("[mqtt]: publishing to MQTT is not implemented yet; ignored");
-            }
+            let mqtt = mqtt_of(args, config.mqtt.clone())?;
             if config.journal.downtime == config::Downtime::Arbiter {
                 tracing::warn!(
                     "[journal] downtime = \"arbiter\" is not implemented yet: a board that moved on while the daemon was down is searched as with \"infer\""
@@ -299,6 +347,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 ),
                 resume: config.journal.on_start == config::OnStart::Resume,
                 clock_downtime: args.clock_downtime.unwrap_or(config.journal.clock_downtime),
+                mqtt,
             })
         }
         (None, false) if args.trace.is_some() => {
@@ -316,6 +365,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 journal: args.journal.clone(),
                 resume: true,
                 clock_downtime: args.clock_downtime.unwrap_or_default(),
+                mqtt: mqtt_of(args, None)?,
             })
         }
         _ => {
@@ -337,9 +387,78 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 journal: args.journal.clone(),
                 resume: true,
                 clock_downtime: args.clock_downtime.unwrap_or_default(),
+                mqtt: mqtt_of(args, None)?,
             })
         }
     }
+}
+
+/// The `[mqtt]` settings with the command line's overrides; from the
+/// command line alone (`--mqtt-broker`, `--hall`, `--board`) without the
+/// section.
+fn mqtt_of(
+    args: &RunArgs,
+    from_config: Option<config::Mqtt>,
+) -> anyhow::Result<Option<config::Mqtt>> {
+    let mut mqtt = match (from_config, &args.mqtt_broker) {
+        (Some(mut m), broker) => {
+            if let Some(broker) = broker {
+                if m.ca_file.is_some() && !broker.tls {
+                    anyhow::bail!(
+                        "--mqtt-broker {broker}: [mqtt] ca-file needs an mqtts:// broker"
+                    );
+                }
+                m.broker = broker.clone();
+            }
+            let (hall, board) = (
+                args.hall.clone().unwrap_or_else(|| m.hall.clone()),
+                args.board.clone().unwrap_or_else(|| m.board.clone()),
+            );
+            let defaults = config::Mqtt::new(m.broker.clone(), &m.hall, &m.board)
+                .map_err(|e| anyhow::anyhow!("[mqtt] {e}"))?;
+            let renamed = config::Mqtt::new(m.broker.clone(), &hall, &board)
+                .map_err(|e| anyhow::anyhow!("--hall/--board: {e}"))?;
+            // Defaults derived from the ids follow them.
+            if m.username == defaults.username {
+                m.username = renamed.username;
+            }
+            if m.client_id == defaults.client_id {
+                m.client_id = renamed.client_id;
+            }
+            m.hall = hall;
+            m.board = board;
+            m
+        }
+        (None, Some(broker)) => {
+            let (Some(hall), Some(board)) = (&args.hall, &args.board) else {
+                anyhow::bail!(
+                    "--mqtt-broker needs --hall and --board (or a configuration with [mqtt])"
+                );
+            };
+            config::Mqtt::new(broker.clone(), hall, board)
+                .map_err(|e| anyhow::anyhow!("--hall/--board: {e}"))?
+        }
+        (None, None) => {
+            if args.hall.is_some() || args.board.is_some() || args.mqtt_password_file.is_some() {
+                anyhow::bail!(
+                    "--hall, --board and --mqtt-password-file need --mqtt-broker (or [mqtt] in the configuration)"
+                );
+            }
+            return Ok(None);
+        }
+    };
+    if let Some(user) = &args.mqtt_username {
+        mqtt.username = user.clone();
+    }
+    if let Some(file) = &args.mqtt_password_file {
+        mqtt.password = Some(
+            config::read_secret(file).map_err(|e| anyhow::anyhow!("--mqtt-password-file: {e}"))?,
+        );
+    }
+    if let Some(s) = args.mqtt_keep_alive {
+        mqtt.keep_alive = Duration::from_secs(s);
+    }
+    Ok(Some(mqtt))
 }
 
 /// Runs `touchmove run` until SIGINT or SIGTERM.

@@ -92,8 +92,9 @@ impl State {
             return;
         }
         log_events(&batch.events);
-        self.feed.publish(&batch.events);
+        // The PGN first: a reader woken by the events finds it up to date.
         self.feed.update_pgn(&batch.game);
+        self.feed.publish(&batch.events);
     }
 
     /// Commits the batch: each run of events of one game in one transaction.

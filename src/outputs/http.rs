@@ -12,7 +12,8 @@
 //!   last id and gets the gap from the in-memory log.
 //! - `GET /ws[?last=<game>-<seq>]`: the same events, one JSON text message each.
 //! - `GET /game.pgn`: the live PGN (`[%clk]`, the result when over).
-//! - `GET /state`, `GET /health`.
+//! - `GET /state`, `GET /health` (`status`, `game`, and `mqtt`: `null`, or
+//!   the broker and whether the board is connected to it).
 //! - `POST /api/<command>`: control, with `Authorization: Bearer <token>`.
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -33,6 +34,7 @@ use tokio_stream::wrappers::BroadcastStream;
 
 use super::control::{self, Control, Request};
 use super::feed::{Feed, Item, Message, Resume};
+use super::mqtt::publisher::Health;
 
 const INDEX_HTML: &str = include_str!("../../web/dist/index.html");
 const ARBITER_HTML: &str = include_str!("../../web/dist/arbiter.html");
@@ -44,6 +46,8 @@ const APP_CSS: &str = include_str!("../../web/dist/app.css");
 pub struct AppState {
     pub feed: Arc<Feed>,
     pub control: Control,
+    /// The MQTT publisher's link, when `[mqtt]` is set.
+    pub mqtt: Option<Arc<Health>>,
 }
 
 /// The router of every endpoint.
@@ -87,7 +91,14 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
 async fn health(State(state): State<AppState>) -> Response {
     (
         [(header::CACHE_CONTROL, "no-store")],
-        axum::Json(json!({ "status": "ok", "game": state.feed.game() })),
+        axum::Json(json!({
+            "status": "ok",
+            "game": state.feed.game(),
+            "mqtt": state.mqtt.as_ref().map(|m| json!({
+                "broker": m.broker,
+                "connected": m.connected(),
+            })),
+        })),
     )
         .into_response()
 }

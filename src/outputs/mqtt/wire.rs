@@ -291,6 +291,14 @@ mod tests {
     }
 
     #[test]
+    fn events_naming_squares_read_back() {
+        let json = r#"{"game":1,"wall_ms":2,"type":"piece_lifted","t_ms":16540,"seq":2,"square":"e2","piece":"P"}"#;
+        let m = EventMessage::parse("t", json.as_bytes()).unwrap();
+        assert_eq!(m.event.seq, 2);
+        assert_eq!(m.to_json(), json);
+    }
+
+    #[test]
     fn bad_event_payloads_name_the_topic_and_the_fault() {
         let e = EventMessage::parse("x/events", b"{\"wall_ms\":1,\"type\":\"move\"}").unwrap_err();
         assert_eq!(e.to_string(), "x/events: `game` is missing");
