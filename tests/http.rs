@@ -366,6 +366,7 @@ async fn every_control_command_works_with_the_token() {
         journal: None,
         resume: true,
         clock_downtime: Default::default(),
+        mqtt: None,
     })
     .await
     .unwrap();
