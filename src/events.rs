@@ -230,7 +230,7 @@ mod square_name {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Square, D::Error> {
-        let name = <&str>::deserialize(d)?;
+        let name = String::deserialize(d)?;
         name.parse()
             .map_err(|_| serde::de::Error::custom(format!("{name:?} is not a square (a1..h8)")))
     }
@@ -248,7 +248,7 @@ mod opt_square_name {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Square>, D::Error> {
-        let name = Option::<&str>::deserialize(d)?;
+        let name = Option::<String>::deserialize(d)?;
         name.map(|n| {
             n.parse()
                 .map_err(|_| serde::de::Error::custom(format!("{n:?} is not a square (a1..h8)")))
