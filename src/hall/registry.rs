@@ -624,7 +624,9 @@ impl Registry {
         let seq = match json.get("seq") {
             Some(Value::Number(n)) if n.is_i64() => n.as_i64().unwrap_or(-1),
             _ => {
-                return Err("the state's `seq` must be a whole number (-1 before any event)".into());
+                return Err(
+                    "the state's `seq` must be a whole number (-1 before any event)".into(),
+                );
             }
         };
         if json.get("fen").and_then(Value::as_str).is_none() {
