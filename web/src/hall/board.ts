@@ -39,7 +39,7 @@ export class BoardPage {
     this.title = el('span', { class: 'h-title', 'data-testid': 'players' }, id);
     this.status = el('span', { class: 'h-status' });
     this.conn = el('span', { class: 'h-conn', 'data-testid': 'connection', 'data-status': 'connecting' }, 'connecting');
-    const back = el('a', { href: '../', class: 'h-link' }, '← hall');
+    const back = el('a', { href: '../', class: 'h-back' }, '← hall');
     const pgn = el('a', { href: `${encodeURIComponent(id)}.pgn`, class: 'h-link' }, 'PGN');
     const replay = el('button', { type: 'button', class: 'h-button' }, 'Ask for a replay');
     replay.addEventListener('click', () => void this.replay());
