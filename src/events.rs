@@ -317,6 +317,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn events_with_squares_read_from_a_json_value() {
+        // MQTT consumers strip their own keys from a `Value` first: the
+        // square fields must not need borrowed strings.
+        let value = serde_json::json!({"type": "illegal_move", "t_ms": 1, "seq": 2, "side": "white",
+            "completed": false, "from": "e2", "to": "e5", "count": 0});
+        let event: Event = serde_json::from_value(value).unwrap();
+        assert!(matches!(
+            event.kind,
+            EventKind::IllegalMove {
+                from: Some(Square::E2),
+                ..
+            }
+        ));
+        let value = serde_json::json!({"type": "displaced", "t_ms": 1, "seq": 3, "squares": ["h7"], "expected_fen": "x"});
+        assert!(serde_json::from_value::<Event>(value).is_ok());
+    }
+
+    #[test]
     fn serialises_in_the_contract_order_and_reads_back() {
         let e = Event {
             t_ms: 1700,

@@ -10,6 +10,7 @@ pub mod daemon;
 pub mod events;
 pub mod filter;
 pub mod game;
+pub mod hall;
 pub mod inference;
 pub mod outputs;
 pub mod sensors;

@@ -2,6 +2,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod calibrate;
+pub mod hall;
 pub mod journal;
 pub mod pgn;
 pub mod record;
@@ -28,23 +29,12 @@ pub enum Command {
     Record(record::RecordArgs),
     /// Calibrate a Hall-sensor board.
     Calibrate(calibrate::CalibrateArgs),
-    /// Serve a hall of boards through MQTT (not available yet).
-    Hall(NotYet),
+    /// The arbiter's dashboard and the round's PGN for a hall of boards, read from MQTT.
+    Hall(hall::HallArgs),
     /// Turn PGN games into raw sensor traces with a model of human hands.
     Synth(synth::SynthArgs),
     /// The game journal: list games, export one as PGN or JSON, check the file.
     Journal(journal::JournalArgs),
-}
-
-/// Arguments of a subcommand that is not built yet: accepted and ignored.
-#[derive(Debug, clap::Args)]
-pub struct NotYet {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
-}
-
-fn not_yet(name: &str) -> anyhow::Result<()> {
-    anyhow::bail!("`touchmove {name}` is not available yet in this version")
 }
 
 /// Runs the parsed command line.
@@ -55,7 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => crate::daemon::run(args),
         Command::Record(args) => record::run(args),
         Command::Calibrate(args) => calibrate::run(args),
-        Command::Hall(_) => not_yet("hall"),
+        Command::Hall(args) => hall::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Journal(args) => journal::run(args),
     }

@@ -1,0 +1,270 @@
+//! `touchmove hall`: the arbiter's dashboard and the round's broadcast
+//! feed for a hall of boards. Every board's daemon publishes to an MQTT
+//! broker (the contract: [`crate::outputs::mqtt::wire`]); the hall
+//! subscribes to `touchmove/v1/<hall>/+/+`, keeps each board's state in a
+//! pure [`registry::Registry`] (dedup by `(game, seq)`, gaps answered by
+//! replay requests, the arbiter's alerts), and serves it over HTTP
+//! ([`http`]): the dashboard, its SSE feed, the boards as JSON, one PGN of
+//! the whole round for broadcast services, and control (acknowledge an
+//! alert, ask a board to replay a game).
+//!
+//! In-process (tests, benchmarks): [`start`] with [`HallOptions`] returns
+//! a [`Running`] hall with its bound address; [`Running::stop`] ends it.
+pub mod http;
+pub mod order;
+pub mod registry;
+pub mod subscriber;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use tokio::net::TcpListener;
+use tokio::sync::broadcast;
+
+use crate::outputs::mqtt::wire;
+use registry::Registry;
+
+/// Everything a hall is started with.
+#[derive(Debug, Clone)]
+pub struct HallOptions {
+    /// `mqtt://HOST[:PORT]` (port 1883 by default).
+    pub broker: String,
+    /// The hall id: the third topic level.
+    pub hall: String,
+    /// Where the HTTP server listens (port 0: any free port).
+    pub bind: SocketAddr,
+    /// The broker login (the example ACL's hall user is `hall`).
+    pub username: String,
+    /// `None`: no password sent.
+    pub password: Option<String>,
+    /// The bearer token of the control endpoints; `None`: control disabled.
+    pub token: Option<String>,
+    /// The round, set as `[Round]` in the PGN served; `None` keeps each
+    /// board's own.
+    pub round: Option<String>,
+    /// The MQTT client id (default `touchmove-hall-<hall>`). The session is
+    /// persistent: events published while the hall is down are queued by
+    /// the broker for it.
+    pub client_id: Option<String>,
+}
+
+impl HallOptions {
+    /// Options with the defaults of the command line.
+    pub fn new(broker: &str, hall: &str) -> HallOptions {
+        HallOptions {
+            broker: broker.to_owned(),
+            hall: hall.to_owned(),
+            bind: SocketAddr::from(([127, 0, 0, 1], 8090)),
+            username: "hall".into(),
+            password: None,
+            token: None,
+            round: None,
+            client_id: None,
+        }
+    }
+}
+
+/// A broker address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokerAddr {
+    pub host: String,
+    pub port: u16,
+}
+
+/// Reads `mqtt://HOST[:PORT]`.
+pub fn parse_broker(url: &str) -> anyhow::Result<BrokerAddr> {
+    let rest = if let Some(rest) = url.strip_prefix("mqtt://") {
+        rest
+    } else if url.starts_with("mqtts://") {
+        bail!(
+            "--broker {url:?}: TLS (mqtts://) is not supported by the hall yet; use mqtt:// on a trusted network"
+        )
+    } else {
+        bail!("--broker {url:?}: expected mqtt://HOST[:PORT]")
+    };
+    let rest = rest.trim_end_matches('/');
+    if rest.is_empty() || rest.contains('/') || rest.contains('@') {
+        bail!(
+            "--broker {url:?}: expected mqtt://HOST[:PORT] (credentials go in --username/--password-file)"
+        );
+    }
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) if !host.ends_with(']') || rest.starts_with('[') => (
+            host,
+            port.parse::<u16>().with_context(|| {
+                format!("--broker {url:?}: the port {port:?} is not a number 1-65535")
+            })?,
+        ),
+        _ => (rest, 1883),
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() || port == 0 {
+        bail!("--broker {url:?}: expected mqtt://HOST[:PORT]");
+    }
+    Ok(BrokerAddr {
+        host: host.to_owned(),
+        port,
+    })
+}
+
+/// What the HTTP server sends its streams.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// A board's view or alerts changed.
+    Board(String),
+    /// The hall's own news: broker connection, bad payloads.
+    Hall,
+    /// The hall is stopping: streams end.
+    Close,
+}
+
+/// What the subscriber and the HTTP server share.
+#[derive(Debug)]
+pub struct Shared {
+    registry: Mutex<Registry>,
+    notices: broadcast::Sender<Notice>,
+    connected: AtomicBool,
+    pub round: Option<String>,
+    pub token: Option<String>,
+}
+
+impl Shared {
+    pub fn new(hall: &str, round: Option<String>, token: Option<String>) -> Arc<Shared> {
+        let (notices, _) = broadcast::channel(4096);
+        Arc::new(Shared {
+            registry: Mutex::new(Registry::new(hall)),
+            notices,
+            connected: AtomicBool::new(false),
+            round,
+            token,
+        })
+    }
+
+    /// The registry (a poisoned lock is taken over: the registry never
+    /// panics half-way through a change it could not finish).
+    pub fn registry(&self) -> MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn notify(&self, notice: Notice) {
+        let _ = self.notices.send(notice);
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
+        self.notices.subscribe()
+    }
+
+    /// Whether the broker connection is up.
+    pub fn connected(&self) -> bool {
+        self.connected.load(Ordering::Relaxed)
+    }
+
+    fn set_connected(&self, up: bool) {
+        if self.connected.swap(up, Ordering::Relaxed) != up {
+            self.notify(Notice::Hall);
+        }
+    }
+}
+
+/// A running hall.
+pub struct Running {
+    /// The address the HTTP server listens on.
+    pub addr: SocketAddr,
+    pub shared: Arc<Shared>,
+    subscriber: subscriber::Subscriber,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+    shutdown: tokio::sync::oneshot::Sender<()>,
+}
+
+/// Connects to the broker (in the background: the hall serves its page
+/// while it connects and reconnects) and starts the HTTP server.
+pub async fn start(options: HallOptions) -> anyhow::Result<Running> {
+    wire::check_id(&options.hall).map_err(|e| anyhow::anyhow!("--hall: {e}"))?;
+    let broker = parse_broker(&options.broker)?;
+    let listener = TcpListener::bind(options.bind)
+        .await
+        .with_context(|| format!("cannot listen on {}", options.bind))?;
+    let addr = listener.local_addr()?;
+    let shared = Shared::new(&options.hall, options.round.clone(), options.token.clone());
+    let subscriber = subscriber::spawn(&options, &broker, Arc::clone(&shared));
+    let app = http::router(http::HallState {
+        shared: Arc::clone(&shared),
+        publisher: subscriber.publisher(),
+    });
+    let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = shutdown_rx.await;
+            })
+            .await
+    });
+    tracing::info!(
+        "hall {:?}: dashboard at http://{addr}/, broker {}:{}",
+        options.hall,
+        broker.host,
+        broker.port
+    );
+    Ok(Running {
+        addr,
+        shared,
+        subscriber,
+        server,
+        shutdown,
+    })
+}
+
+impl Running {
+    /// The registry, for tests and benchmarks.
+    pub fn registry(&self) -> MutexGuard<'_, Registry> {
+        self.shared.registry()
+    }
+
+    /// Disconnects from the broker, ends every stream and the server.
+    pub async fn stop(self) -> anyhow::Result<()> {
+        self.subscriber.stop().await;
+        self.shared.notify(Notice::Close);
+        let _ = self.shutdown.send(());
+        match tokio::time::timeout(Duration::from_secs(5), self.server).await {
+            Ok(result) => result??,
+            Err(_) => tracing::warn!("HTTP connections still open after 5 s; leaving them"),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broker_urls() {
+        assert_eq!(
+            parse_broker("mqtt://127.0.0.1:1884").unwrap(),
+            BrokerAddr {
+                host: "127.0.0.1".into(),
+                port: 1884
+            }
+        );
+        assert_eq!(parse_broker("mqtt://hall.local").unwrap().port, 1883);
+        assert_eq!(parse_broker("mqtt://[::1]:1885").unwrap().host, "::1");
+        for bad in [
+            "tcp://x:1",
+            "mqtt://",
+            "mqtt://x:port",
+            "mqtt://u:p@x:1",
+            "mqtt://x:0",
+        ] {
+            assert!(parse_broker(bad).is_err(), "{bad}");
+        }
+        assert!(
+            parse_broker("mqtts://x")
+                .unwrap_err()
+                .to_string()
+                .contains("TLS")
+        );
+    }
+}

@@ -1,0 +1,1169 @@
+//! What the hall knows of its boards: a pure, synchronous registry fed
+//! with MQTT messages `(topic, payload)` and the hall's wall time in UNIX
+//! milliseconds (passed in, never read here).
+//!
+//! Per board it keeps the retained `state`, `pgn` and `status`, and the
+//! current game's events, known by `(game, seq)` (the wire contract,
+//! [`crate::outputs::mqtt::wire`]):
+//!
+//! - an event whose `(game, seq)` is already held is a duplicate and is
+//!   dropped;
+//! - the events held from seq 0 without a hole are reduced with
+//!   [`GameState`], the daemon's own `/state` reducer;
+//! - a hole (an event beyond the first missing seq) opens a gap: the
+//!   registry answers with a [`ReplayRequest`] for the events after the
+//!   last one held in order, once; [`Registry::due_replays`] asks again
+//!   when nothing filled the gap for [`REPLAY_RETRY_MS`];
+//! - an event of an older game than the board's current one is stale and
+//!   dropped; a newer game (by event or by retained state) replaces the
+//!   current one.
+//!
+//! The board's view (`fen`, moves, clocks, the board's pending alerts) is
+//! the event reduction when it is at least as recent as the retained
+//! state, else the retained state itself (a hall started mid-game shows
+//! every board at once, before any new event).
+//!
+//! The arbiter's alerts are the hall's own list: each alert event
+//! ([`crate::events::EventKind::is_alert`]: illegal moves 7.4, touch-move breaches 4.3,
+//! displaced pieces 7.3, sensor faults) once, with the time the hall first
+//! saw it, and a board's going offline (its status, or its Last Will). An
+//! alert stays open until the arbiter acknowledges it; `active` says
+//! whether the board still shows it (or is still offline).
+//!
+//! Payloads that are not what their topic carries are counted and kept
+//! (the last [`FAULTS_KEPT`]) with the topic and the fault, never a panic.
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::events::Event;
+use crate::outputs::mqtt::wire::{
+    self, BoardTopics, Channel, EventMessage, OFFLINE, ONLINE, ReplayRequest,
+};
+use crate::outputs::state::GameState;
+
+use super::order::{natural_cmp, tag_pgn};
+
+/// How long a replay request may go unanswered (no event filling its gap)
+/// before it is asked again.
+pub const REPLAY_RETRY_MS: u64 = 2_000;
+/// How many bad payloads are kept for the page (all are counted).
+pub const FAULTS_KEPT: usize = 50;
+/// How many alerts a board keeps (acknowledged ones are dropped first).
+pub const ALERTS_KEPT: usize = 200;
+
+const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// A board's connection as its retained `status` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// No status seen yet.
+    Unknown,
+    Online,
+    Offline,
+}
+
+/// What an alert is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlertCause {
+    /// An alert event of the board's game.
+    Event { game: u64, event: Event },
+    /// The board went offline (status `offline`, or its Last Will).
+    Offline,
+}
+
+/// One of the arbiter's alerts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HallAlert {
+    /// Unique in the hall, increasing.
+    pub id: u64,
+    pub board: String,
+    pub cause: AlertCause,
+    /// Hall wall time (UNIX ms) when the hall first saw it.
+    pub first_seen_ms: u64,
+    /// The board's wall time when it published the event (latency).
+    pub board_wall_ms: Option<u64>,
+    pub acknowledged: bool,
+    /// Whether the board still shows it (or is still offline).
+    pub active: bool,
+}
+
+impl HallAlert {
+    /// The alert's type: the event's `type`, or `offline`.
+    pub fn kind(&self) -> &'static str {
+        match &self.cause {
+            AlertCause::Event { event, .. } => event.kind.name(),
+            AlertCause::Offline => "offline",
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let (game, seq, event) = match &self.cause {
+            AlertCause::Event { game, event } => (
+                Some(*game),
+                Some(event.seq),
+                serde_json::to_value(event).unwrap_or(Value::Null),
+            ),
+            AlertCause::Offline => (None, None, Value::Null),
+        };
+        json!({
+            "id": self.id,
+            "board": self.board,
+            "type": self.kind(),
+            "game": game,
+            "seq": seq,
+            "event": event,
+            "first_seen_ms": self.first_seen_ms,
+            "board_wall_ms": self.board_wall_ms,
+            "acknowledged": self.acknowledged,
+            "active": self.active,
+        })
+    }
+}
+
+/// A payload the hall could not use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fault {
+    pub at_ms: u64,
+    pub topic: String,
+    pub message: String,
+}
+
+/// Counters of one board's event stream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    /// Events taken (each `(game, seq)` once).
+    pub events: u64,
+    pub duplicates: u64,
+    /// Events of an older game than the current one.
+    pub stale: u64,
+    /// Gaps opened.
+    pub gaps: u64,
+    /// Replay requests made (first asks and retries).
+    pub replays: u64,
+    /// Hall receive time minus the board's `wall_ms` of the last event.
+    pub last_latency_ms: Option<i64>,
+    pub max_latency_ms: Option<i64>,
+}
+
+/// An event as the hall holds it.
+#[derive(Debug, Clone)]
+struct Held {
+    wall_ms: u64,
+    event: Event,
+}
+
+/// The current game's events.
+#[derive(Debug, Clone)]
+struct Log {
+    game: u64,
+    events: BTreeMap<u64, Held>,
+    /// The last seq held without a hole from 0.
+    through: Option<u64>,
+    reduced: GameState,
+    /// Board wall time minus game time, from the last event held in order.
+    wall_offset: Option<i64>,
+    /// The replay request out for the gap, and when it was last asked or
+    /// last made progress.
+    asked: Option<(ReplayRequest, u64)>,
+}
+
+impl Log {
+    fn new(game: u64) -> Log {
+        Log {
+            game,
+            events: BTreeMap::new(),
+            through: None,
+            reduced: GameState::new(START_FEN.into()),
+            wall_offset: None,
+            asked: None,
+        }
+    }
+
+    fn next_seq(&self) -> u64 {
+        self.through.map_or(0, |s| s + 1)
+    }
+
+    fn has_gap(&self) -> bool {
+        self.events
+            .last_key_value()
+            .is_some_and(|(last, _)| self.through != Some(*last))
+    }
+
+    fn missing(&self) -> Vec<u64> {
+        let Some((&last, _)) = self.events.last_key_value() else {
+            return Vec::new();
+        };
+        (self.next_seq()..last)
+            .filter(|s| !self.events.contains_key(s))
+            .collect()
+    }
+}
+
+/// The retained `state`, as received.
+#[derive(Debug, Clone)]
+struct Retained {
+    json: Value,
+    game: Option<u64>,
+    seq: i64,
+    /// Hall time it was received.
+    received_ms: u64,
+}
+
+/// Everything known of one board.
+#[derive(Debug, Clone)]
+struct Board {
+    id: String,
+    status: Status,
+    last_seen_ms: u64,
+    state: Option<Retained>,
+    pgn: Option<String>,
+    log: Option<Log>,
+    alerts: Vec<HallAlert>,
+    /// `(game, seq)` of every alert event raised, so each is raised once.
+    raised: HashSet<(u64, u64)>,
+    stats: Stats,
+}
+
+impl Board {
+    fn new(id: &str, now_ms: u64) -> Board {
+        Board {
+            id: id.to_owned(),
+            status: Status::Unknown,
+            last_seen_ms: now_ms,
+            state: None,
+            pgn: None,
+            log: None,
+            alerts: Vec::new(),
+            raised: HashSet::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    fn current_game(&self) -> Option<u64> {
+        let from_state = self.state.as_ref().and_then(|s| s.game);
+        match (self.log.as_ref().map(|l| l.game), from_state) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Whether the event reduction is at least as recent as the retained state.
+    fn events_are_current(&self) -> bool {
+        let Some(log) = &self.log else { return false };
+        let Some(through) = log.through else {
+            return false;
+        };
+        match &self.state {
+            None => true,
+            Some(state) => match state.game {
+                Some(g) if g != log.game => log.game > g,
+                _ => through as i64 >= state.seq,
+            },
+        }
+    }
+
+    /// The board's `/state` view: from its events or its retained state.
+    fn view(&self, now_ms: u64) -> (Value, &'static str) {
+        let names = |key: &str| {
+            self.state
+                .as_ref()
+                .and_then(|s| s.json.get(key))
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_owned()
+        };
+        if self.events_are_current() {
+            let log = self.log.as_ref().expect("checked");
+            let (white, black) = (names("white"), names("black"));
+            let game_now = log
+                .wall_offset
+                .map_or(0, |o| (now_ms as i64 - o).max(0) as u64);
+            let mut value =
+                serde_json::to_value(log.reduced.snapshot(log.game, game_now, &white, &black))
+                    .unwrap_or(Value::Null);
+            if let (Some(offset), Some(t)) = (
+                log.wall_offset,
+                value.pointer("/clock/t_ms").and_then(Value::as_i64),
+            ) {
+                value["clock"]["at_ms"] = json!(t + offset);
+            }
+            (value, "events")
+        } else if let Some(state) = &self.state {
+            let mut value = state.json.clone();
+            // When the clock's values held, in hall time: the state's own
+            // `wall_ms` (an extension, when the board sends one) or the
+            // time it arrived, less the game time since the clock event.
+            let wall = value
+                .get("wall_ms")
+                .and_then(Value::as_u64)
+                .unwrap_or(state.received_ms) as i64;
+            let now = value.get("now_ms").and_then(Value::as_i64);
+            if let (Some(now), Some(t)) =
+                (now, value.pointer("/clock/t_ms").and_then(Value::as_i64))
+                && value.get("clock").is_some_and(Value::is_object)
+            {
+                value["clock"]["at_ms"] = json!(wall - (now - t));
+            }
+            (value, "state")
+        } else {
+            (Value::Null, "none")
+        }
+    }
+
+    /// Marks each event alert active while the board's view still holds it.
+    fn refresh_active(&mut self, now_ms: u64) {
+        let (view, _) = self.view(now_ms);
+        let pending: HashSet<(Option<u64>, u64)> = view
+            .get("alerts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a.get("seq").and_then(Value::as_u64))
+            .map(|seq| (view.get("game").and_then(Value::as_u64), seq))
+            .collect();
+        let offline = self.status == Status::Offline;
+        for alert in &mut self.alerts {
+            alert.active = match &alert.cause {
+                AlertCause::Event { game, event } => {
+                    pending.contains(&(Some(*game), event.seq))
+                        || pending.contains(&(None, event.seq))
+                }
+                AlertCause::Offline => offline && alert.active,
+            };
+        }
+    }
+
+    fn open_alerts(&self) -> impl Iterator<Item = &HallAlert> {
+        self.alerts.iter().filter(|a| !a.acknowledged)
+    }
+
+    fn summary(&self, now_ms: u64, full: bool) -> Value {
+        let (view, source) = self.view(now_ms);
+        let get = |key: &str| view.get(key).cloned().unwrap_or(Value::Null);
+        let moves = view.get("moves").and_then(Value::as_array);
+        let mut alerts: Vec<&HallAlert> = self.alerts.iter().collect();
+        // Open first, newest first; the dashboard gets every open alert
+        // and the last few acknowledged ones.
+        alerts.sort_by(|a, b| a.acknowledged.cmp(&b.acknowledged).then(b.id.cmp(&a.id)));
+        let shown = self.open_alerts().count() + if full { usize::MAX / 2 } else { 3 };
+        let mut value = json!({
+            "id": self.id,
+            "status": self.status,
+            "last_seen_ms": self.last_seen_ms,
+            "source": source,
+            "game": self.current_game(),
+            "seq": get("seq"),
+            "fen": get("fen"),
+            "white": get("white"),
+            "black": get("black"),
+            "plies": moves.map_or(0, Vec::len),
+            "last_move": moves.and_then(|m| m.last()).cloned(),
+            "clock": get("clock"),
+            "result": get("result"),
+            "pending": get("alerts"),
+            "open_alerts": self.open_alerts().count(),
+            "alerts": alerts.iter().take(shown).map(|a| a.to_json()).collect::<Vec<_>>(),
+            "stats": self.stats,
+            "gap": self.log.as_ref().is_some_and(Log::has_gap),
+        });
+        if full {
+            value["moves"] = get("moves");
+            value["history"] = get("history");
+            value["profile"] = get("profile");
+            value["has_pgn"] = json!(self.pgn.is_some());
+            value["missing"] = json!(self.log.as_ref().map(Log::missing).unwrap_or_default());
+        }
+        value
+    }
+}
+
+/// What a message changed, and what the hall must send because of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Received {
+    /// The board whose view changed.
+    pub changed: Option<String>,
+    /// Replay requests to publish: `(topic, request)`.
+    pub replays: Vec<(String, ReplayRequest)>,
+    /// The payload was refused (also counted in [`Registry::faults`]).
+    pub fault: Option<Fault>,
+    /// A new alert was raised.
+    pub alert: bool,
+}
+
+/// Why an acknowledgement was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AckError {
+    #[error("no board {0:?} in this hall")]
+    UnknownBoard(String),
+    #[error("board {board:?} has no alert {alert}")]
+    UnknownAlert { board: String, alert: u64 },
+}
+
+/// The hall's boards.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    hall: String,
+    boards: HashMap<String, Board>,
+    next_alert: u64,
+    faults: Vec<Fault>,
+    fault_count: u64,
+}
+
+impl Registry {
+    /// An empty registry for hall `hall` (a valid id, [`wire::check_id`]).
+    pub fn new(hall: &str) -> Registry {
+        Registry {
+            hall: hall.to_owned(),
+            boards: HashMap::new(),
+            next_alert: 1,
+            faults: Vec::new(),
+            fault_count: 0,
+        }
+    }
+
+    pub fn hall(&self) -> &str {
+        &self.hall
+    }
+
+    fn fault(&mut self, topic: &str, message: String, now_ms: u64) -> Received {
+        let fault = Fault {
+            at_ms: now_ms,
+            topic: topic.to_owned(),
+            message,
+        };
+        self.fault_count += 1;
+        if self.faults.len() == FAULTS_KEPT {
+            self.faults.remove(0);
+        }
+        self.faults.push(fault.clone());
+        Received {
+            fault: Some(fault),
+            ..Received::default()
+        }
+    }
+
+    /// Takes one MQTT message.
+    pub fn receive(&mut self, topic: &str, payload: &[u8], now_ms: u64) -> Received {
+        let Some((hall, board, channel)) = wire::parse_topic(topic) else {
+            return self.fault(
+                topic,
+                "not a topic of the touchmove/v1 contract".into(),
+                now_ms,
+            );
+        };
+        if hall != self.hall {
+            return self.fault(
+                topic,
+                format!("another hall ({hall:?}, not {:?})", self.hall),
+                now_ms,
+            );
+        }
+        if channel == Channel::Replay {
+            // Requests (ours or another hall reader's) are not board news.
+            return Received::default();
+        }
+        let board = board.to_owned();
+        let result = match channel {
+            Channel::Events => match EventMessage::parse(topic, payload) {
+                Ok(message) => Ok(self.event(&board, message, now_ms)),
+                Err(e) => Err(e.message),
+            },
+            Channel::State => self.state(&board, topic, payload, now_ms),
+            Channel::Pgn => match std::str::from_utf8(payload) {
+                Ok(text) => {
+                    let b = self.board(&board, now_ms);
+                    b.pgn = (!text.trim().is_empty()).then(|| text.to_owned());
+                    Ok(Received::default())
+                }
+                Err(e) => Err(format!("the PGN is not UTF-8: {e}")),
+            },
+            Channel::Status => match std::str::from_utf8(payload).map(str::trim) {
+                Ok(ONLINE) => Ok(self.status(&board, Status::Online, now_ms)),
+                Ok(OFFLINE) => Ok(self.status(&board, Status::Offline, now_ms)),
+                Ok("") => {
+                    // A retained status cleared: the board is gone.
+                    Ok(self.status(&board, Status::Unknown, now_ms))
+                }
+                _ => Err(format!(
+                    "a status must be {ONLINE:?} or {OFFLINE:?}, not {:?}",
+                    String::from_utf8_lossy(&payload[..payload.len().min(40)])
+                )),
+            },
+            Channel::Replay => unreachable!("returned above"),
+        };
+        match result {
+            Ok(mut received) => {
+                let b = self.board(&board, now_ms);
+                b.last_seen_ms = now_ms;
+                b.refresh_active(now_ms);
+                received.changed = Some(board);
+                received
+            }
+            Err(message) => self.fault(topic, message, now_ms),
+        }
+    }
+
+    fn board(&mut self, id: &str, now_ms: u64) -> &mut Board {
+        self.boards
+            .entry(id.to_owned())
+            .or_insert_with(|| Board::new(id, now_ms))
+    }
+
+    fn replay_topic(&self, board: &str) -> String {
+        BoardTopics {
+            hall: self.hall.clone(),
+            board: board.to_owned(),
+        }
+        .topic(Channel::Replay)
+    }
+
+    fn raise(&mut self, board: &str, cause: AlertCause, board_wall_ms: Option<u64>, now_ms: u64) {
+        let id = self.next_alert;
+        self.next_alert += 1;
+        let b = self.board(board, now_ms);
+        if b.alerts.len() >= ALERTS_KEPT {
+            let drop = b.alerts.iter().position(|a| a.acknowledged).unwrap_or(0);
+            b.alerts.remove(drop);
+        }
+        b.alerts.push(HallAlert {
+            id,
+            board: board.to_owned(),
+            cause,
+            first_seen_ms: now_ms,
+            board_wall_ms,
+            acknowledged: false,
+            active: true,
+        });
+    }
+
+    fn event(&mut self, board: &str, message: EventMessage, now_ms: u64) -> Received {
+        let topic = self.replay_topic(board);
+        let mut received = Received::default();
+        let b = self.board(board, now_ms);
+        let EventMessage {
+            game,
+            wall_ms,
+            event,
+        } = message;
+        let latency = now_ms as i64 - wall_ms as i64;
+        b.stats.last_latency_ms = Some(latency);
+        b.stats.max_latency_ms = Some(b.stats.max_latency_ms.map_or(latency, |m| m.max(latency)));
+        match b.current_game() {
+            Some(current) if game < current => {
+                b.stats.stale += 1;
+                return received;
+            }
+            _ => {}
+        }
+        let log = match &mut b.log {
+            Some(log) if log.game == game => log,
+            slot => slot.insert(Log::new(game)),
+        };
+        if log.events.contains_key(&event.seq) {
+            b.stats.duplicates += 1;
+            return received;
+        }
+        let is_alert = event.kind.is_alert();
+        let alert_event = is_alert.then(|| event.clone());
+        let seq = event.seq;
+        log.events.insert(seq, Held { wall_ms, event });
+        let progressed = seq == log.next_seq();
+        while let Some(held) = log.events.get(&log.next_seq()) {
+            log.reduced.apply(&held.event);
+            log.wall_offset = Some(held.wall_ms as i64 - held.event.t_ms as i64);
+            log.through = Some(held.event.seq);
+        }
+        b.stats.events += 1;
+        if log.has_gap() {
+            match &mut log.asked {
+                Some((_, at)) if progressed => *at = now_ms,
+                Some(_) => {}
+                None => {
+                    let request = ReplayRequest {
+                        game,
+                        after_seq: log.through,
+                    };
+                    log.asked = Some((request, now_ms));
+                    b.stats.gaps += 1;
+                    b.stats.replays += 1;
+                    received.replays.push((topic, request));
+                }
+            }
+        } else {
+            log.asked = None;
+        }
+        if let Some(event) = alert_event
+            && b.raised.insert((game, seq))
+        {
+            self.raise(
+                board,
+                AlertCause::Event { game, event },
+                Some(wall_ms),
+                now_ms,
+            );
+            received.alert = true;
+        }
+        received
+    }
+
+    fn state(
+        &mut self,
+        board: &str,
+        topic: &str,
+        payload: &[u8],
+        now_ms: u64,
+    ) -> Result<Received, String> {
+        let json: Value =
+            serde_json::from_slice(payload).map_err(|e| format!("the state is not JSON: {e}"))?;
+        if !json.is_object() {
+            return Err("the state is not a JSON object".into());
+        }
+        let seq = match json.get("seq") {
+            Some(Value::Number(n)) if n.is_i64() => n.as_i64().unwrap_or(-1),
+            _ => {
+                return Err(
+                    "the state's `seq` must be a whole number (-1 before any event)".into(),
+                );
+            }
+        };
+        if json.get("fen").and_then(Value::as_str).is_none() {
+            return Err("the state's `fen` is missing".into());
+        }
+        let game = match json.get("game") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .ok_or("the state's `game` must be a whole number")?,
+            ),
+        };
+        let b = self.board(board, now_ms);
+        if let (Some(g), Some(current)) = (game, b.current_game())
+            && g < current
+        {
+            b.stats.stale += 1;
+            return Ok(Received::default());
+        }
+        if let (Some(g), Some(log)) = (game, &b.log)
+            && g > log.game
+        {
+            b.log = None;
+        }
+        // The board's pending alerts are the arbiter's too (a hall started
+        // while a piece stands displaced sees it at once).
+        let pending: Vec<Event> = json
+            .get("alerts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|a| serde_json::from_value::<Event>(a.clone()).ok())
+            .filter(|e| e.kind.is_alert())
+            .collect();
+        let game_no = game.or(b.log.as_ref().map(|l| l.game)).unwrap_or(0);
+        let wall = json.get("wall_ms").and_then(Value::as_u64);
+        b.state = Some(Retained {
+            json,
+            game,
+            seq,
+            received_ms: now_ms,
+        });
+        let _ = topic;
+        let mut received = Received::default();
+        for event in pending {
+            if self
+                .board(board, now_ms)
+                .raised
+                .insert((game_no, event.seq))
+            {
+                self.raise(
+                    board,
+                    AlertCause::Event {
+                        game: game_no,
+                        event,
+                    },
+                    wall,
+                    now_ms,
+                );
+                received.alert = true;
+            }
+        }
+        Ok(received)
+    }
+
+    fn status(&mut self, board: &str, status: Status, now_ms: u64) -> Received {
+        let b = self.board(board, now_ms);
+        let before = b.status;
+        b.status = status;
+        let mut received = Received::default();
+        match (before, status) {
+            (Status::Offline, Status::Offline) => {}
+            (_, Status::Offline) => {
+                self.raise(board, AlertCause::Offline, None, now_ms);
+                received.alert = true;
+            }
+            (_, _) => {
+                for alert in &mut self.board(board, now_ms).alerts {
+                    if alert.cause == AlertCause::Offline {
+                        alert.active = false;
+                    }
+                }
+            }
+        }
+        received
+    }
+
+    /// Replay requests whose gap nothing filled for [`REPLAY_RETRY_MS`],
+    /// asked again (from the last event held in order).
+    pub fn due_replays(&mut self, now_ms: u64) -> Vec<(String, ReplayRequest)> {
+        let mut out = Vec::new();
+        let hall = self.hall.clone();
+        for b in self.boards.values_mut() {
+            let Some(log) = &mut b.log else { continue };
+            let Some((_, at)) = log.asked else { continue };
+            if now_ms.saturating_sub(at) < REPLAY_RETRY_MS || !log.has_gap() {
+                continue;
+            }
+            let request = ReplayRequest {
+                game: log.game,
+                after_seq: log.through,
+            };
+            log.asked = Some((request, now_ms));
+            b.stats.replays += 1;
+            out.push((
+                BoardTopics {
+                    hall: hall.clone(),
+                    board: b.id.clone(),
+                }
+                .topic(Channel::Replay),
+                request,
+            ));
+        }
+        out
+    }
+
+    /// The arbiter acknowledges one alert of `board` (`alert`: its id), or
+    /// all its open alerts (`None`). Returns how many were acknowledged.
+    pub fn acknowledge(&mut self, board: &str, alert: Option<u64>) -> Result<usize, AckError> {
+        let b = self
+            .boards
+            .get_mut(board)
+            .ok_or_else(|| AckError::UnknownBoard(board.to_owned()))?;
+        let mut count = 0;
+        match alert {
+            Some(id) => {
+                let a = b
+                    .alerts
+                    .iter_mut()
+                    .find(|a| a.id == id)
+                    .ok_or(AckError::UnknownAlert {
+                        board: board.to_owned(),
+                        alert: id,
+                    })?;
+                count += usize::from(!a.acknowledged);
+                a.acknowledged = true;
+            }
+            None => {
+                for a in b.alerts.iter_mut().filter(|a| !a.acknowledged) {
+                    a.acknowledged = true;
+                    count += 1;
+                }
+            }
+        }
+        Ok(count)
+    }
+
+    /// The board ids in natural order (`b2` before `b10`).
+    pub fn board_ids(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self.boards.keys().map(String::as_str).collect();
+        ids.sort_by(|a, b| natural_cmp(a, b));
+        ids
+    }
+
+    pub fn has_board(&self, id: &str) -> bool {
+        self.boards.contains_key(id)
+    }
+
+    /// The board's current game number, if any is known.
+    pub fn current_game(&self, id: &str) -> Option<u64> {
+        self.boards.get(id)?.current_game()
+    }
+
+    /// The seqs held of the board's current game, in order.
+    pub fn held_seqs(&self, id: &str) -> Vec<u64> {
+        self.boards
+            .get(id)
+            .and_then(|b| b.log.as_ref())
+            .map(|l| l.events.keys().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// The events held of the board's current game, in seq order.
+    pub fn events(&self, id: &str) -> Vec<Event> {
+        self.boards
+            .get(id)
+            .and_then(|b| b.log.as_ref())
+            .map(|l| l.events.values().map(|h| h.event.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn stats(&self, id: &str) -> Option<Stats> {
+        self.boards.get(id).map(|b| b.stats)
+    }
+
+    pub fn status_of(&self, id: &str) -> Option<Status> {
+        self.boards.get(id).map(|b| b.status)
+    }
+
+    /// Every alert of every board, open first, then newest first.
+    pub fn alerts(&self) -> Vec<&HallAlert> {
+        let mut all: Vec<&HallAlert> = self.boards.values().flat_map(|b| &b.alerts).collect();
+        all.sort_by(|a, b| a.acknowledged.cmp(&b.acknowledged).then(b.id.cmp(&a.id)));
+        all
+    }
+
+    /// One board: its summary with the move list, history and every alert.
+    pub fn board_json(&self, id: &str, now_ms: u64) -> Option<Value> {
+        Some(self.boards.get(id)?.summary(now_ms, true))
+    }
+
+    /// One board's summary as the dashboard shows it.
+    pub fn summary_json(&self, id: &str, now_ms: u64) -> Option<Value> {
+        Some(self.boards.get(id)?.summary(now_ms, false))
+    }
+
+    /// Every board for the dashboard: boards with open alerts first (the
+    /// oldest open alert first), then the others in natural order; the
+    /// open alerts of the hall; the bad payloads.
+    pub fn hall_json(&self, now_ms: u64) -> Value {
+        let mut boards: Vec<&Board> = self.boards.values().collect();
+        let oldest_open = |b: &Board| b.open_alerts().map(|a| a.id).min();
+        boards.sort_by(|a, b| match (oldest_open(a), oldest_open(b)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => natural_cmp(&a.id, &b.id),
+        });
+        let open: Vec<Value> = self
+            .alerts()
+            .into_iter()
+            .filter(|a| !a.acknowledged)
+            .map(HallAlert::to_json)
+            .collect();
+        json!({
+            "hall": self.hall,
+            "now_ms": now_ms,
+            "boards": boards.iter().map(|b| b.summary(now_ms, false)).collect::<Vec<_>>(),
+            "alerts": open,
+            "faults": self.faults,
+            "fault_count": self.fault_count,
+        })
+    }
+
+    /// Bad payloads so far (all counted, the last [`FAULTS_KEPT`] kept).
+    pub fn faults(&self) -> (u64, &[Fault]) {
+        (self.fault_count, &self.faults)
+    }
+
+    /// One board's PGN (its retained `pgn`), with `[Board]` and, when
+    /// given, `[Round]` set. `None` for an unknown board or one that has
+    /// published no PGN yet.
+    pub fn board_pgn(&self, id: &str, round: Option<&str>) -> Option<String> {
+        let pgn = self.boards.get(id)?.pgn.as_deref()?;
+        Some(tag_pgn(pgn, round, id))
+    }
+
+    /// The round: every board's game in natural board order, each with
+    /// `[Board]` and `[Round]` set, `[%clk]` kept.
+    pub fn round_pgn(&self, round: Option<&str>) -> String {
+        let mut out = String::new();
+        for id in self.board_ids() {
+            if let Some(pgn) = self.board_pgn(id, round) {
+                out.push_str(pgn.trim_end());
+                out.push_str("\n\n");
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::{EventKind, Side};
+    use shakmaty::Square;
+
+    const HALL: &str = "h";
+
+    fn topic(board: &str, channel: Channel) -> String {
+        BoardTopics::new(HALL, board).unwrap().topic(channel)
+    }
+
+    fn ev(seq: u64, kind: EventKind) -> Event {
+        Event {
+            t_ms: seq * 1000,
+            seq,
+            kind,
+        }
+    }
+
+    fn started() -> EventKind {
+        EventKind::GameStarted {
+            fen: START_FEN.into(),
+            profile: None,
+        }
+    }
+
+    fn lifted() -> EventKind {
+        EventKind::PieceLifted {
+            square: Square::E2,
+            piece: Some('P'),
+        }
+    }
+
+    fn illegal() -> EventKind {
+        EventKind::IllegalMove {
+            side: Side::White,
+            completed: false,
+            from: Some(Square::E2),
+            to: Some(Square::E5),
+            count: 0,
+            article: None,
+        }
+    }
+
+    fn send(r: &mut Registry, board: &str, game: u64, event: Event, now: u64) -> Received {
+        let m = EventMessage {
+            game,
+            wall_ms: now - 5,
+            event,
+        };
+        r.receive(&topic(board, Channel::Events), m.to_json().as_bytes(), now)
+    }
+
+    #[test]
+    fn duplicates_are_dropped_and_gaps_ask_for_a_replay_once() {
+        let mut r = Registry::new(HALL);
+        assert!(
+            send(&mut r, "b1", 1, ev(0, started()), 1000)
+                .replays
+                .is_empty()
+        );
+        assert!(
+            send(&mut r, "b1", 1, ev(0, started()), 1001)
+                .changed
+                .is_some()
+        );
+        assert_eq!(r.stats("b1").unwrap().duplicates, 1);
+        // 1 and 2 lost: 3 opens a gap, asked after 0.
+        let got = send(&mut r, "b1", 1, ev(3, lifted()), 1100);
+        assert_eq!(
+            got.replays,
+            vec![(
+                topic("b1", Channel::Replay),
+                ReplayRequest {
+                    game: 1,
+                    after_seq: Some(0)
+                }
+            )]
+        );
+        // 4 while the request is out: no second request.
+        assert!(
+            send(&mut r, "b1", 1, ev(4, lifted()), 1200)
+                .replays
+                .is_empty()
+        );
+        assert!(r.due_replays(1100 + REPLAY_RETRY_MS - 1).is_empty());
+        // Unanswered: asked again.
+        let again = r.due_replays(1100 + REPLAY_RETRY_MS);
+        assert_eq!(again.len(), 1);
+        assert_eq!(r.board_json("b1", 0).unwrap()["missing"], json!([1, 2]));
+        // The replay answers 1..4; 3 and 4 are duplicates.
+        for seq in 1..=4 {
+            send(&mut r, "b1", 1, ev(seq, lifted()), 4000);
+        }
+        assert_eq!(r.held_seqs("b1"), vec![0, 1, 2, 3, 4]);
+        let stats = r.stats("b1").unwrap();
+        assert_eq!(
+            (stats.events, stats.duplicates, stats.gaps, stats.replays),
+            (5, 3, 1, 2)
+        );
+        assert!(r.due_replays(100_000).is_empty());
+        assert_eq!(stats.last_latency_ms, Some(5));
+    }
+
+    #[test]
+    fn a_hall_started_mid_game_asks_for_the_game_from_its_start() {
+        let mut r = Registry::new(HALL);
+        let got = send(&mut r, "b2", 4, ev(7, lifted()), 10);
+        assert_eq!(
+            got.replays[0].1,
+            ReplayRequest {
+                game: 4,
+                after_seq: None
+            }
+        );
+        // An older game's event is stale; a newer game replaces the log.
+        send(&mut r, "b2", 3, ev(0, started()), 11);
+        assert_eq!(r.stats("b2").unwrap().stale, 1);
+        send(&mut r, "b2", 5, ev(0, started()), 12);
+        assert_eq!(r.current_game("b2"), Some(5));
+        assert_eq!(r.held_seqs("b2"), vec![0]);
+        assert!(r.due_replays(1_000_000).is_empty());
+    }
+
+    #[test]
+    fn alerts_are_raised_once_stay_open_until_acknowledged() {
+        let mut r = Registry::new(HALL);
+        send(&mut r, "b1", 1, ev(0, started()), 100);
+        let got = send(&mut r, "b1", 1, ev(1, illegal()), 200);
+        assert!(got.alert);
+        assert!(!send(&mut r, "b1", 1, ev(1, illegal()), 300).alert);
+        let alerts = r.alerts();
+        assert_eq!(alerts.len(), 1);
+        assert_eq!(alerts[0].kind(), "illegal_move");
+        assert_eq!(alerts[0].first_seen_ms, 200);
+        assert!(alerts[0].active);
+        // The board restores the position: no longer active, still open.
+        send(
+            &mut r,
+            "b1",
+            1,
+            ev(
+                2,
+                EventKind::Restored {
+                    fen: START_FEN.into(),
+                },
+            ),
+            400,
+        );
+        let alerts = r.alerts();
+        assert!(!alerts[0].active && !alerts[0].acknowledged);
+        let id = alerts[0].id;
+        assert_eq!(
+            r.acknowledge("b1", Some(99)),
+            Err(AckError::UnknownAlert {
+                board: "b1".into(),
+                alert: 99
+            })
+        );
+        assert_eq!(
+            r.acknowledge("zz", None),
+            Err(AckError::UnknownBoard("zz".into()))
+        );
+        assert_eq!(r.acknowledge("b1", Some(id)), Ok(1));
+        assert_eq!(r.hall_json(0)["alerts"], json!([]));
+    }
+
+    #[test]
+    fn offline_boards_are_alerts_and_sorted_first() {
+        let mut r = Registry::new(HALL);
+        for b in ["b10", "b2", "b1"] {
+            r.receive(&topic(b, Channel::Status), b"online", 1);
+        }
+        assert_eq!(r.board_ids(), ["b1", "b2", "b10"]);
+        let got = r.receive(&topic("b10", Channel::Status), b"offline", 5);
+        assert!(got.alert);
+        // The same retained status again raises nothing new.
+        assert!(
+            !r.receive(&topic("b10", Channel::Status), b"offline", 6)
+                .alert
+        );
+        let hall = r.hall_json(10);
+        let order: Vec<&str> = hall["boards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(order, ["b10", "b1", "b2"]);
+        assert_eq!(hall["alerts"][0]["type"], "offline");
+        assert_eq!(hall["alerts"][0]["active"], true);
+        r.receive(&topic("b10", Channel::Status), b"online", 20);
+        assert_eq!(r.hall_json(21)["alerts"][0]["active"], false);
+    }
+
+    #[test]
+    fn the_retained_state_shows_a_board_before_any_event() {
+        let mut r = Registry::new(HALL);
+        let state = json!({
+            "fen": "8/8/8/8/8/8/8/K6k w - - 0 1", "moves": [{"ply": 1, "san": "e4", "uci": "e2e4", "side": "white"}],
+            "clock": {"white_ms": 60000, "black_ms": 50000, "running": "black", "t_ms": 1000},
+            "alerts": [{"type": "displaced", "t_ms": 900, "seq": 12, "squares": ["h7"], "expected_fen": "x"}],
+            "result": null, "seq": 14, "white": "Ann", "black": "Bob", "now_ms": 3000, "history": [], "game": 2
+        });
+        r.receive(
+            &topic("b3", Channel::State),
+            state.to_string().as_bytes(),
+            50_000,
+        );
+        let b = r.board_json("b3", 50_000).unwrap();
+        assert_eq!(b["source"], "state");
+        assert_eq!(b["white"], "Ann");
+        assert_eq!(b["last_move"]["san"], "e4");
+        assert_eq!(b["clock"]["at_ms"], 48_000);
+        assert_eq!(b["open_alerts"], 1);
+        assert_eq!(b["alerts"][0]["type"], "displaced");
+        assert_eq!(b["alerts"][0]["active"], true);
+        // The next event of the game (15) opens a gap from the start.
+        let got = send(&mut r, "b3", 2, ev(15, lifted()), 50_100);
+        assert_eq!(
+            got.replays[0].1,
+            ReplayRequest {
+                game: 2,
+                after_seq: None
+            }
+        );
+        // The view stays the retained state until the events catch up.
+        assert_eq!(r.board_json("b3", 0).unwrap()["source"], "state");
+    }
+
+    #[test]
+    fn bad_payloads_are_counted_with_topic_and_fault() {
+        let mut r = Registry::new(HALL);
+        let f = r
+            .receive(&topic("b1", Channel::Events), b"{not json", 1)
+            .fault
+            .unwrap();
+        assert!(f.message.starts_with("not JSON"), "{f:?}");
+        let f = r.receive("elsewhere/x", b"1", 2).fault.unwrap();
+        assert_eq!(f.topic, "elsewhere/x");
+        let f = r
+            .receive("touchmove/v1/other/b1/state", b"{}", 3)
+            .fault
+            .unwrap();
+        assert!(f.message.contains("another hall"));
+        let f = r
+            .receive(&topic("b1", Channel::State), b"{\"fen\":\"x\"}", 4)
+            .fault
+            .unwrap();
+        assert!(f.message.contains("seq"), "{f:?}");
+        let f = r
+            .receive(&topic("b1", Channel::Status), b"maybe", 5)
+            .fault
+            .unwrap();
+        assert!(f.message.contains("online"));
+        assert_eq!(r.faults().0, 5);
+        assert_eq!(r.hall_json(0)["fault_count"], 5);
+        assert!(!r.has_board("b1"));
+    }
+
+    #[test]
+    fn the_round_pgn_lists_boards_in_natural_order() {
+        let mut r = Registry::new(HALL);
+        for b in ["b10", "b2"] {
+            let pgn = format!(
+                "[Event \"E\"]\n[Round \"?\"]\n[White \"{b}\"]\n\n1. e4 {{[%clk 0:59:59]}} *\n"
+            );
+            r.receive(&topic(b, Channel::Pgn), pgn.as_bytes(), 1);
+        }
+        let round = r.round_pgn(Some("4"));
+        let b2 = round.find("[Board \"b2\"]").unwrap();
+        let b10 = round.find("[Board \"b10\"]").unwrap();
+        assert!(b2 < b10, "{round}");
+        assert_eq!(round.matches("[Round \"4\"]").count(), 2);
+        assert_eq!(round.matches("[%clk 0:59:59]").count(), 2);
+        assert_eq!(r.board_pgn("nope", None), None);
+    }
+}
