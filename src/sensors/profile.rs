@@ -1,5 +1,6 @@
 //! Board profiles (`hw/*.toml`): which backend, its pins, buses and
-//! addresses, the scan rate, the settle time and where each sensor sits.
+//! addresses, the scan rate, the settle time, where each sensor sits and
+//! the pins of the clock buttons (`[clock]`), if fitted.
 //!
 //! [`load`] validates a profile completely and reports every problem at once,
 //! each naming the file and the key; [`open`] turns a profile into a
