@@ -3,19 +3,24 @@
 //! feeds it (buttons, then the scan, every tick) by a fake scanner and fake
 //! buttons. Article 6.7 (the press completes the move), 7.5.3 of 2023 (a
 //! press without a move) and 6.13 (the arbiter stops the clocks).
+mod support;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use shakmaty::Color::{Black, White};
 use shakmaty::{Bitboard, Square};
 use touchmove::Millis;
 use touchmove::clock::TimeControl;
 use touchmove::daemon::board_input::BoardInput;
-use touchmove::daemon::game_loop::board_session_config;
+use touchmove::daemon::game_loop::{Source, board_session_config};
+use touchmove::daemon::{Options, start};
 use touchmove::events::{Event, EventKind, Side};
 use touchmove::game::pgn::{self, Tags};
 use touchmove::game::{Profile, Start};
 use touchmove::inference::Completion;
+use touchmove::outputs::feed::Resume;
 use touchmove::sensors::clock_buttons::{ClockButtons, FakeButtons};
 use touchmove::sensors::profile::{self, BoardProfile};
 use touchmove::sensors::{Scan, Scanner, SensorError};
@@ -509,4 +514,62 @@ fn buttons_that_cannot_be_read_never_stop_the_scanning() {
     rig.buttons.repair();
     rig.press(White);
     assert_eq!(rig.completed(), [1]);
+}
+
+#[test]
+fn run_takes_the_stop_clocks_on_alert_flag() {
+    use clap::Parser as _;
+    use touchmove::cli::{Cli, Command};
+    let flag = |args: &[&str]| match Cli::try_parse_from(args).unwrap().command {
+        Command::Run(run) => run.stop_clocks_on_alert,
+        other => panic!("{other:?}"),
+    };
+    assert!(flag(&["touchmove", "run", "--stop-clocks-on-alert"]));
+    assert!(!flag(&["touchmove", "run", "--demo"]));
+}
+
+/// `touchmove run --stop-clocks-on-alert` with a trace: the flag reaches
+/// the session the scan loop runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_passes_stop_clocks_on_alert_to_its_session() {
+    let mut hands = support::Hands::new(None, "fide-standard");
+    hands
+        .wait(1_000)
+        .lift("a7")
+        .wait(4_000)
+        .place("a7")
+        .wait(1_000)
+        .carry("e2", "e4")
+        .clock(White)
+        .wait(500);
+    let running = start(Options {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        token: None,
+        speed: 20.0,
+        source: Source::Trace(Box::new(hands.trace.clone())),
+        profile: None,
+        time_control: Some(TimeControl::parse_human("10+0").unwrap()),
+        stop_clocks_on_alert: true,
+        tags: Tags::default(),
+        journal: None,
+        resume: true,
+        clock_downtime: Default::default(),
+    })
+    .await
+    .unwrap();
+    let reasons = || -> Vec<String> {
+        let (log, _) = running.feed.subscribe(Resume::After { game: None, seq: 0 });
+        log.iter()
+            .filter_map(|item| match &item.event.kind {
+                EventKind::Clock { reason, .. } => reason.clone(),
+                _ => None,
+            })
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !reasons().contains(&"press".to_owned()) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(reasons(), ["start", "pause", "resume", "press"]);
+    running.stop().await.unwrap();
 }

@@ -143,8 +143,13 @@ impl GameLoop {
                     crate::sensors::profile::open_clock_buttons(&profile).map_err(|e| {
                         anyhow::anyhow!("board profile {}: {e}", profile.file.display())
                     })?;
-                if let Some(buttons) = &buttons {
-                    tracing::info!("reading {}", buttons.describe());
+                match &buttons {
+                    Some(buttons) => tracing::info!("reading {}", buttons.describe()),
+                    None if config.time_control.is_some() => tracing::info!(
+                        "the board profile has no [clock] buttons: a move is complete when \
+                         the board settles, and the time control only goes to the PGN tags"
+                    ),
+                    None => {}
                 }
                 let classifier = classifier_of(calibration.as_deref());
                 let (session, origin) = match config.resume.take() {
