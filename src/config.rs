@@ -24,6 +24,9 @@ pub struct Config {
     pub calibration: Option<PathBuf>,
     pub rules: Profile,
     pub time_control: Option<TimeControl>,
+    /// `[rules] stop-clocks-on-alert`: the clocks stand while the board is
+    /// displaced or an illegal move awaits reinstatement (Article 6.13).
+    pub stop_clocks_on_alert: bool,
     pub game: GameTags,
     pub http: Http,
     pub journal: Journal,
@@ -195,6 +198,8 @@ struct RawBoard {
 struct RawRules {
     profile: Option<String>,
     time_control: Option<String>,
+    /// Any TOML value, so that a wrong one is reported with its key.
+    stop_clocks_on_alert: Option<toml::Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -320,6 +325,17 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                 .map_err(|e| key("rules", "time-control", format!("{tc:?}: {e}")))
         })
         .transpose()?;
+    let stop_clocks_on_alert = match raw.rules.stop_clocks_on_alert {
+        None => false,
+        Some(toml::Value::Boolean(b)) => b,
+        Some(other) => {
+            return Err(key(
+                "rules",
+                "stop-clocks-on-alert",
+                format!("{other}: must be true or false"),
+            ));
+        }
+    };
 
     let defaults = GameTags::default();
     let tag = |v: Option<String>, d: &str, name: &str| -> Result<String, ConfigError> {
@@ -484,6 +500,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         calibration,
         rules,
         time_control,
+        stop_clocks_on_alert,
         game,
         http: Http { bind, token },
         journal,
@@ -551,6 +568,26 @@ mod tests {
         assert_eq!(c.journal.on_start, OnStart::NewGame);
         assert_eq!(c.journal.clock_downtime, ClockDowntime::Pause);
         assert!(c.time_control.is_some());
+        assert!(!c.stop_clocks_on_alert, "off unless asked for");
+    }
+
+    #[test]
+    fn the_arbiter_may_stop_the_clocks_on_an_alert() {
+        let d = dir();
+        let base = "[board]\nprofile = \"board.toml\"\n[rules]\n";
+        for (value, expected) in [("true", true), ("false", false)] {
+            let text = format!("{base}stop-clocks-on-alert = {value}\n");
+            let c = parse(&text, &d.join("touchmove.toml")).unwrap();
+            assert_eq!(c.stop_clocks_on_alert, expected);
+        }
+        for bad in ["\"yes\"", "1", "[true]"] {
+            let e = err(&format!("{base}stop-clocks-on-alert = {bad}\n"));
+            assert!(
+                e.contains("touchmove.toml: [rules] stop-clocks-on-alert:")
+                    && e.contains("must be true or false"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -43,6 +43,7 @@ async fn daemon(trace: Trace, token: Option<&str>, speed: f64) -> Running {
         source: Source::Trace(Box::new(trace)),
         profile: None,
         time_control: Some(parse_time_control("90+30").unwrap()),
+        stop_clocks_on_alert: false,
         tags: Tags {
             white: "White Player".into(),
             black: "Black Player".into(),

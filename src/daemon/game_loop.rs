@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::sync::mpsc;
 
+use super::board_input::BoardInput;
 use super::demo;
 use super::notify::Notifier;
 use super::writer::Batch;
@@ -30,7 +31,7 @@ use crate::outputs::feed::Feed;
 use crate::outputs::journal::{GameMeta, wall_clock_now};
 use crate::sensors::profile::BoardProfile;
 use crate::sensors::trace::{Record, Trace};
-use crate::sensors::{Scan, Scanner, SensorError};
+use crate::sensors::{Scan, SensorError};
 use crate::session::{Resumption, Session, SessionConfig};
 
 /// Where the games come from.
@@ -40,9 +41,8 @@ pub enum Source {
     Demo { seed: u64, faults: bool },
     /// One trace, played once, every record at its time.
     Trace(Box<Trace>),
-    /// A board read by a scanner at its scan period.
-    /// A board, read at its profile's scan rate (the scanner is opened
-    /// on the scan thread).
+    /// A board, read at its profile's scan rate (the scanner and the
+    /// clock buttons of its `[clock]` table are opened on the scan thread).
     Board {
         profile: Box<BoardProfile>,
         /// Hall boards: the calibration the classifier reads the levels with.
@@ -58,6 +58,9 @@ pub struct LoopConfig {
     pub tick: Duration,
     pub profile: Option<Profile>,
     pub time_control: Option<TimeControl>,
+    /// The clocks stand while the board is displaced or an illegal move
+    /// awaits reinstatement (Article 6.13).
+    pub stop_clocks_on_alert: bool,
     /// Wall time between the end of a demo game and the next.
     pub pause_between_games: Duration,
     /// A game restored from the journal, to carry on with.
@@ -74,7 +77,7 @@ pub struct Resume {
 
 enum Input {
     Trace { trace: Box<Trace>, next: usize },
-    Scanner(Box<dyn Scanner>),
+    Board(BoardInput),
 }
 
 struct Current {
@@ -136,15 +139,23 @@ impl GameLoop {
                     anyhow::anyhow!("board profile {}: {e}", profile.file.display())
                 })?;
                 tracing::info!("reading {}", scanner.describe());
+                let buttons =
+                    crate::sensors::profile::open_clock_buttons(&profile).map_err(|e| {
+                        anyhow::anyhow!("board profile {}: {e}", profile.file.display())
+                    })?;
+                match &buttons {
+                    Some(buttons) => tracing::info!("reading {}", buttons.describe()),
+                    None if config.time_control.is_some() => tracing::info!(
+                        "the board profile has no [clock] buttons: a move is complete when \
+                         the board settles, and the time control only goes to the PGN tags"
+                    ),
+                    None => {}
+                }
                 let classifier = classifier_of(calibration.as_deref());
-                config.source = Source::Board {
-                    profile,
-                    calibration,
-                };
                 let (session, origin) = match config.resume.take() {
                     Some(resume) => {
                         let mut session_config =
-                            board_session_config(&config, resume.meta.start.clone());
+                            loop_session_config(&config, &profile, resume.meta.start.clone());
                         resumed_config(&mut session_config, &resume.meta);
                         let t = resume.resumption.t;
                         let session = Session::resume(
@@ -156,13 +167,20 @@ impl GameLoop {
                         (session, origin_at(t, config.speed))
                     }
                     None => (
-                        board_session(&config, Start::standard(), classifier),
+                        Session::new(
+                            loop_session_config(&config, &profile, Start::standard()),
+                            classifier,
+                        ),
                         Instant::now(),
                     ),
                 };
+                config.source = Source::Board {
+                    profile,
+                    calibration,
+                };
                 Current {
                     session,
-                    input: Input::Scanner(scanner),
+                    input: Input::Board(BoardInput::new(scanner, buttons)),
                     origin,
                     finished_at: None,
                 }
@@ -254,20 +272,15 @@ impl GameLoop {
                     self.current.finished_at = Some(Instant::now());
                 }
             }
-            Input::Scanner(scanner) => match scanner.scan(t) {
-                Ok(scan) => {
-                    self.notifier.input(Instant::now());
-                    if let Err(e) = session.scan(t, &scan, out) {
-                        tracing::warn!("scan at {t} ms: {e}");
-                    }
-                }
+            Input::Board(board) => match board.tick(session, t, out) {
+                Ok(()) => self.notifier.input(Instant::now()),
                 Err(SensorError::Exhausted) => {
                     if self.current.finished_at.is_none() {
-                        tracing::info!("{}: no more scans", scanner.describe());
+                        tracing::info!("{}: no more scans", board.describe());
                         self.current.finished_at = Some(Instant::now());
                     }
                 }
-                Err(e) => tracing::warn!("{}: {e}", scanner.describe()),
+                Err(e) => tracing::warn!("{}: {e}", board.describe()),
             },
         }
     }
@@ -481,10 +494,20 @@ impl GameLoop {
                     "a replayed trace holds one game; restart the daemon for another".into(),
                 ));
             }
-            Source::Board { calibration, .. } => {
+            Source::Board {
+                profile,
+                calibration,
+            } => {
                 let start = start.unwrap_or_else(Start::standard);
                 let classifier = classifier_of(calibration.as_deref());
-                self.current.session = board_session(&self.config, start, classifier);
+                let session_config = board_session_config(
+                    profile,
+                    self.config.profile,
+                    self.config.time_control.clone(),
+                    self.config.stop_clocks_on_alert,
+                    start,
+                );
+                self.current.session = Session::new(session_config, classifier);
                 self.current.origin = Instant::now();
                 self.current.finished_at = None;
                 self.feed
@@ -514,7 +537,7 @@ fn trace_game(
     config: &mut LoopConfig,
     out: &mut Vec<Event>,
 ) -> anyhow::Result<Current> {
-    let session = crate::cli::replay::session_for(
+    let mut session = crate::cli::replay::session_for(
         trace,
         config.profile,
         None,
@@ -522,6 +545,11 @@ fn trace_game(
         None,
         None,
     )?;
+    if config.stop_clocks_on_alert {
+        let mut session_config = session.config().clone();
+        session_config.stop_clocks_on_alert = true;
+        session = Session::new(session_config, None);
+    }
     let Some(resume) = config.resume.take() else {
         return Ok(Current {
             session,
@@ -606,25 +634,43 @@ fn origin_at(t: Millis, speed: f64) -> Instant {
         .unwrap_or(now)
 }
 
-/// A board has no clock buttons yet: moves complete when the board settles
-/// and no clock is kept (the time control goes to the PGN tags only).
-fn board_session(
-    config: &LoopConfig,
-    start: Start,
-    classifier: Option<Box<dyn Classify>>,
-) -> Session {
-    Session::new(board_session_config(config, start), classifier)
+fn loop_session_config(config: &LoopConfig, board: &BoardProfile, start: Start) -> SessionConfig {
+    board_session_config(
+        board,
+        config.profile,
+        config.time_control.clone(),
+        config.stop_clocks_on_alert,
+        start,
+    )
 }
 
-fn board_session_config(config: &LoopConfig, start: Start) -> SessionConfig {
+/// How a board's game is kept. With clock buttons (`[clock]` in its
+/// profile) a move is complete when its player presses his button
+/// (Article 6.7) and touchmove keeps the clocks of `time_control`; with
+/// `stop_clocks_on_alert` they stand while the board needs the arbiter
+/// (6.13). Without buttons a move is complete when the board settles and no
+/// clock is kept (the time control goes to the PGN tags only).
+pub fn board_session_config(
+    board: &BoardProfile,
+    profile: Option<Profile>,
+    time_control: Option<TimeControl>,
+    stop_clocks_on_alert: bool,
+    start: Start,
+) -> SessionConfig {
+    let buttons = board.clock.is_some();
     SessionConfig {
         start,
-        profile: config.profile.unwrap_or(Profile::FideStandard),
+        profile: profile.unwrap_or(Profile::FideStandard),
         inference: InferenceConfig {
-            completion: Completion::Settle,
+            completion: if buttons {
+                Completion::ClockPress
+            } else {
+                Completion::Settle
+            },
             ..InferenceConfig::default()
         },
-        time_control: None,
+        time_control: time_control.filter(|_| buttons),
+        stop_clocks_on_alert,
         ..SessionConfig::default()
     }
 }

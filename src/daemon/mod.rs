@@ -13,6 +13,7 @@
 //! Without `--config` (or with `--demo`) it runs the embedded demo
 //! ([`demo`]): a corpus game played by simulated hands at human speed,
 //! with a 90+30 clock, served at http://127.0.0.1:8080.
+pub mod board_input;
 pub mod demo;
 pub mod game_loop;
 pub mod notify;
@@ -61,6 +62,11 @@ pub struct RunArgs {
     /// The demo's time control (default 90+30).
     #[arg(long)]
     pub time_control: Option<String>,
+    /// The clocks stand while the board is displaced or an illegal move
+    /// awaits reinstatement (Article 6.13). Overrides `[rules]
+    /// stop-clocks-on-alert` when given.
+    #[arg(long)]
+    pub stop_clocks_on_alert: bool,
     /// A file whose first line is the bearer token of the control endpoints.
     #[arg(long)]
     pub token_file: Option<PathBuf>,
@@ -112,6 +118,8 @@ pub struct Options {
     pub source: Source,
     pub profile: Option<Profile>,
     pub time_control: Option<TimeControl>,
+    /// The clocks stand while the board needs the arbiter (6.13).
+    pub stop_clocks_on_alert: bool,
     pub tags: Tags,
     /// The journal file, if games are journalled.
     pub journal: Option<PathBuf>,
@@ -177,6 +185,7 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         tick: Duration::from_millis(5),
         profile: options.profile,
         time_control: options.time_control.clone(),
+        stop_clocks_on_alert: options.stop_clocks_on_alert,
         pause_between_games: Duration::from_secs(6),
         resume: resumed,
     };
@@ -339,6 +348,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 },
                 profile: Some(config.rules),
                 time_control: time_control(config.time_control.clone())?,
+                stop_clocks_on_alert: args.stop_clocks_on_alert || config.stop_clocks_on_alert,
                 tags,
                 journal: Some(
                     args.journal
@@ -361,6 +371,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 source: Source::Trace(Box::new(trace)),
                 profile: None,
                 time_control: time_control(None)?,
+                stop_clocks_on_alert: args.stop_clocks_on_alert,
                 tags: Tags::default(),
                 journal: args.journal.clone(),
                 resume: true,
@@ -383,6 +394,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 time_control: time_control(Some(
                     crate::cli::replay::parse_time_control("90+30").expect("a valid time control"),
                 ))?,
+                stop_clocks_on_alert: args.stop_clocks_on_alert,
                 tags: Tags::default(),
                 journal: args.journal.clone(),
                 resume: true,

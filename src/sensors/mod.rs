@@ -2,6 +2,7 @@
 //!
 //! Every backend is a small type behind [`Scanner`]; hardware access goes
 //! through rppal or the embedded-hal traits so that tests drive fakes.
+pub mod clock_buttons;
 pub mod gpio_matrix;
 pub mod hal;
 pub mod hall_adc;

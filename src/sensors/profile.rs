@@ -1,5 +1,6 @@
 //! Board profiles (`hw/*.toml`): which backend, its pins, buses and
-//! addresses, the scan rate, the settle time and where each sensor sits.
+//! addresses, the scan rate, the settle time, where each sensor sits and
+//! the pins of the clock buttons (`[clock]`), if fitted.
 //!
 //! [`load`] validates a profile completely and reports every problem at once,
 //! each naming the file and the key; [`open`] turns a profile into a
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::clock_buttons::{self, ClockButtons, ClockButtonsConfig};
 use super::gpio_matrix::{self, GHOSTING, GpioMatrixConfig};
 use super::hal::physical_pin;
 use super::hall_adc::{self, AdcConfig, HallAdcConfig};
@@ -18,6 +20,7 @@ use super::replay_trace::{self, TraceConfig};
 use super::shift_register::{self, Link, ShiftRegisterConfig};
 use super::sim::{self, SimConfig};
 use super::{Scanner, SensorError};
+use crate::Millis;
 
 /// Lowest and highest scan rates a profile may ask for.
 pub const SCAN_RATE_HZ: std::ops::RangeInclusive<u32> = 1..=1000;
@@ -32,6 +35,8 @@ pub struct BoardProfile {
     pub file: PathBuf,
     pub scan_rate_hz: u32,
     pub backend: Backend,
+    /// `[clock]`: the chess clock's buttons on the Pi's GPIO, if fitted.
+    pub clock: Option<ClockButtonsConfig>,
 }
 
 /// The backend of a profile, with its validated settings.
@@ -172,6 +177,17 @@ pub fn open(profile: &BoardProfile) -> Result<Box<dyn Scanner>, SensorError> {
     }
 }
 
+/// Opens the clock buttons of a profile with a `[clock]` table (`None`
+/// without one). They are always on the Pi's own GPIO, whatever the
+/// backend; off a Raspberry Pi this fails with one sentence.
+pub fn open_clock_buttons(profile: &BoardProfile) -> Result<Option<ClockButtons>, SensorError> {
+    profile
+        .clock
+        .as_ref()
+        .map(|config| clock_buttons::open(config, &profile.who()))
+        .transpose()
+}
+
 // ------------------------------------------------------------- the TOML
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -217,6 +233,16 @@ struct RawProfile {
     hall_adc: Option<RawHallAdc>,
     sim: Option<SimConfig>,
     trace: Option<RawTrace>,
+    clock: Option<RawClock>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawClock {
+    white_pin: i64,
+    black_pin: i64,
+    active_low: Option<bool>,
+    debounce_ms: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -765,12 +791,43 @@ impl Checker {
                 })
             }
         };
+        // After the backend: a clash names the backend's key.
+        let clock = raw.clock.as_ref().map(|table| self.clock(table));
         Some(BoardProfile {
             name: raw.name,
             file: file.to_path_buf(),
             scan_rate_hz: raw.scan_rate_hz,
             backend,
+            clock,
         })
+    }
+
+    /// `[clock]`: two free GPIO pins and the debounce time.
+    fn clock(&mut self, table: &RawClock) -> ClockButtonsConfig {
+        let white_pin = self.bcm("clock.white-pin".into(), table.white_pin);
+        let black_pin = self.bcm("clock.black-pin".into(), table.black_pin);
+        let debounce_ms = match table.debounce_ms {
+            None => clock_buttons::DEFAULT_DEBOUNCE_MS,
+            Some(ms) => match Millis::try_from(ms) {
+                Ok(ms) if ms <= clock_buttons::MAX_DEBOUNCE_MS => ms,
+                _ => {
+                    self.problem(
+                        "clock.debounce-ms",
+                        format!(
+                            "{ms} ms is outside 0 to {} ms",
+                            clock_buttons::MAX_DEBOUNCE_MS
+                        ),
+                    );
+                    clock_buttons::DEFAULT_DEBOUNCE_MS
+                }
+            },
+        };
+        ClockButtonsConfig {
+            white_pin,
+            black_pin,
+            active_low: table.active_low.unwrap_or(true),
+            debounce_ms,
+        }
     }
 
     fn mcp_pins(&mut self, key: &str, values: &[String], inputs: bool) -> [McpPin; 8] {

@@ -46,6 +46,11 @@ pub fn input_pullup(gpio: &Gpio, bcm: u8, who: &str) -> Result<InputPin, SensorE
     Ok(pin(gpio, bcm, who)?.into_input_pullup())
 }
 
+/// An input with the internal pull-down on (a button to 3.3 V).
+pub fn input_pulldown(gpio: &Gpio, bcm: u8, who: &str) -> Result<InputPin, SensorError> {
+    Ok(pin(gpio, bcm, who)?.into_input_pulldown())
+}
+
 /// An input without pull (a chip's push-pull output, such as 74HC165 QH).
 pub fn input(gpio: &Gpio, bcm: u8, who: &str) -> Result<InputPin, SensorError> {
     Ok(pin(gpio, bcm, who)?.into_input())
