@@ -554,6 +554,7 @@ async fn the_daemon_passes_stop_clocks_on_alert_to_its_session() {
         journal: None,
         resume: true,
         clock_downtime: Default::default(),
+        mqtt: None,
     })
     .await
     .unwrap();

@@ -363,6 +363,7 @@ async fn every_control_command_works_with_the_token() {
         },
         profile: None,
         time_control: Some(parse_time_control("90+30").unwrap()),
+        stop_clocks_on_alert: false,
         tags: Tags::default(),
         journal: None,
         resume: true,

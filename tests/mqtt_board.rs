@@ -219,6 +219,7 @@ async fn daemon(trace: Trace, speed: f64, mqtt: Mqtt, journal: Option<PathBuf>) 
         source: Source::Trace(Box::new(trace)),
         profile: None,
         time_control: Some(parse_time_control(TIME_CONTROL).unwrap()),
+        stop_clocks_on_alert: false,
         tags: Tags {
             white: "White Player".into(),
             black: "Black Player".into(),
