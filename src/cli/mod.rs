@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand.
 use clap::{Parser, Subcommand};
 
+pub mod bench;
 pub mod calibrate;
 pub mod hall;
 pub mod journal;
@@ -35,6 +36,8 @@ pub enum Command {
     Synth(synth::SynthArgs),
     /// The game journal: list games, export one as PGN or JSON, check the file.
     Journal(journal::JournalArgs),
+    /// Load benchmarks with real servers (`bench hall`: many boards, one hall).
+    Bench(bench::BenchArgs),
 }
 
 /// Runs the parsed command line.
@@ -48,5 +51,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Hall(args) => hall::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Journal(args) => journal::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }

@@ -114,6 +114,7 @@ async fn health(State(state): State<HallState>) -> Response {
         "boards": registry.board_ids().len(),
         "open_alerts": registry.alerts().iter().filter(|a| !a.acknowledged).count(),
         "bad_messages": faults,
+        "delivery": registry.delivery(),
     }))
 }
 

@@ -148,6 +148,74 @@ pub struct Stats {
     pub max_latency_ms: Option<i64>,
 }
 
+/// The longest board-to-hall latency kept to the millisecond; longer
+/// ones count in the last bucket.
+const LATENCY_BUCKETS: usize = 60_000;
+
+/// Hall-wide delivery counters, with a histogram of latencies (1 ms buckets).
+#[derive(Debug, Clone, Default)]
+struct Delivery {
+    messages: u64,
+    events: u64,
+    duplicates: u64,
+    latency_ms: Vec<u64>,
+    max_latency_ms: i64,
+}
+
+impl Delivery {
+    fn accepted(&mut self, latency_ms: i64) {
+        if self.latency_ms.is_empty() {
+            self.latency_ms = vec![0; LATENCY_BUCKETS];
+        }
+        self.events += 1;
+        let bucket = latency_ms.clamp(0, LATENCY_BUCKETS as i64 - 1) as usize;
+        self.latency_ms[bucket] += 1;
+        self.max_latency_ms = self.max_latency_ms.max(latency_ms);
+    }
+
+    fn percentile(&self, p: f64) -> Option<u64> {
+        if self.events == 0 {
+            return None;
+        }
+        let rank = ((p * self.events as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (ms, count) in self.latency_ms.iter().enumerate() {
+            seen += count;
+            if seen >= rank {
+                return Some(ms as u64);
+            }
+        }
+        None
+    }
+
+    fn stats(&self) -> DeliveryStats {
+        DeliveryStats {
+            messages: self.messages,
+            events: self.events,
+            duplicates: self.duplicates,
+            latency_p50_ms: self.percentile(0.50),
+            latency_p99_ms: self.percentile(0.99),
+            latency_max_ms: (self.events > 0).then_some(self.max_latency_ms),
+        }
+    }
+}
+
+/// Delivery across all boards (`/health`'s `delivery`). Latencies are the
+/// hall's receive time minus the board's `wall_ms`, in whole milliseconds
+/// of the two clocks (exact only when both run on one machine).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct DeliveryStats {
+    /// MQTT messages received (every topic, good or bad).
+    pub messages: u64,
+    /// Events taken, each `(board, game, seq)` once.
+    pub events: u64,
+    /// Events received again and dropped.
+    pub duplicates: u64,
+    pub latency_p50_ms: Option<u64>,
+    pub latency_p99_ms: Option<u64>,
+    pub latency_max_ms: Option<i64>,
+}
+
 /// An event as the hall holds it.
 #[derive(Debug, Clone)]
 struct Held {
@@ -407,6 +475,7 @@ pub enum AckError {
 pub struct Registry {
     hall: String,
     boards: HashMap<String, Board>,
+    delivery: Delivery,
     next_alert: u64,
     faults: Vec<Fault>,
     fault_count: u64,
@@ -417,6 +486,7 @@ impl Registry {
     pub fn new(hall: &str) -> Registry {
         Registry {
             hall: hall.to_owned(),
+            delivery: Delivery::default(),
             boards: HashMap::new(),
             next_alert: 1,
             faults: Vec::new(),
@@ -447,6 +517,7 @@ impl Registry {
 
     /// Takes one MQTT message.
     pub fn receive(&mut self, topic: &str, payload: &[u8], now_ms: u64) -> Received {
+        self.delivery.messages += 1;
         let Some((hall, board, channel)) = wire::parse_topic(topic) else {
             return self.fault(
                 topic,
@@ -542,7 +613,10 @@ impl Registry {
     fn event(&mut self, board: &str, message: EventMessage, now_ms: u64) -> Received {
         let topic = self.replay_topic(board);
         let mut received = Received::default();
-        let b = self.board(board, now_ms);
+        let b = self
+            .boards
+            .entry(board.to_owned())
+            .or_insert_with(|| Board::new(board, now_ms));
         let EventMessage {
             game,
             wall_ms,
@@ -564,8 +638,10 @@ impl Registry {
         };
         if log.events.contains_key(&event.seq) {
             b.stats.duplicates += 1;
+            self.delivery.duplicates += 1;
             return received;
         }
+        self.delivery.accepted(latency);
         let is_alert = event.kind.is_alert();
         let alert_event = is_alert.then(|| event.clone());
         let seq = event.seq;
@@ -861,6 +937,12 @@ impl Registry {
         })
     }
 
+    /// Delivery across all boards: events taken, duplicates dropped and
+    /// the latency from board to hall.
+    pub fn delivery(&self) -> DeliveryStats {
+        self.delivery.stats()
+    }
+
     /// Bad payloads so far (all counted, the last [`FAULTS_KEPT`] kept).
     pub fn faults(&self) -> (u64, &[Fault]) {
         (self.fault_count, &self.faults)
@@ -891,6 +973,23 @@ impl Registry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn delivery_percentiles_come_from_the_latency_histogram() {
+        let mut d = Delivery::default();
+        assert_eq!(d.stats().latency_p50_ms, None);
+        for latency in (1..=100).rev() {
+            d.accepted(latency);
+        }
+        d.accepted(-3); // clocks a little apart: counted as 0
+        d.duplicates += 1;
+        let s = d.stats();
+        assert_eq!(s.events, 101);
+        assert_eq!(s.duplicates, 1);
+        assert_eq!(s.latency_p50_ms, Some(50));
+        assert_eq!(s.latency_p99_ms, Some(99));
+        assert_eq!(s.latency_max_ms, Some(100));
+    }
     use crate::events::{EventKind, Side};
     use shakmaty::Square;
 

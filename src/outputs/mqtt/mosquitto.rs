@@ -70,22 +70,26 @@ impl Mosquitto {
         if setup.users.is_empty() {
             conf.push_str("allow_anonymous true\n");
         } else {
+            // Written in plain text, then hashed in place in one run.
             let passwd = dir.join("passwd");
-            std::fs::write(&passwd, "").context("creating the password file")?;
+            let mut plain = String::new();
             for (user, password) in &setup.users {
-                let out = Command::new(MOSQUITTO_PASSWD)
-                    .arg("-b")
-                    .arg(&passwd)
-                    .arg(user)
-                    .arg(password)
-                    .output()
-                    .with_context(|| format!("running {MOSQUITTO_PASSWD}"))?;
-                if !out.status.success() {
-                    bail!(
-                        "{MOSQUITTO_PASSWD} refused user {user:?}: {}",
-                        String::from_utf8_lossy(&out.stderr).trim()
-                    );
+                if user.contains(':') || user.contains('\n') || password.contains('\n') {
+                    bail!("user {user:?}: a ':' in the name or a line break cannot be written");
                 }
+                plain.push_str(&format!("{user}:{password}\n"));
+            }
+            std::fs::write(&passwd, plain).context("creating the password file")?;
+            let out = Command::new(MOSQUITTO_PASSWD)
+                .arg("-U")
+                .arg(&passwd)
+                .output()
+                .with_context(|| format!("running {MOSQUITTO_PASSWD}"))?;
+            if !out.status.success() {
+                bail!(
+                    "{MOSQUITTO_PASSWD} -U refused the password file: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
             }
             conf.push_str(&format!(
                 "allow_anonymous false\npassword_file {}\n",
@@ -121,6 +125,11 @@ impl Mosquitto {
     /// The broker's log so far (for failure messages).
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.join("mosquitto.log")).unwrap_or_default()
+    }
+
+    /// The broker's process id while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// Whether the broker process runs.

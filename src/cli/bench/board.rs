@@ -1,0 +1,72 @@
+//! A simulated board for the hall benchmark: a synthesized trace of a real
+//! game run through the session in real time (sped up), its events handed
+//! to a feed as the daemon's journal writer does, and published by the
+//! daemon's own MQTT publisher. Unlike the daemon's scan loop it sleeps
+//! until the next record or deadline instead of ticking, so that hundreds
+//! of boards fit on a small machine.
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::Millis;
+use crate::events::Event;
+use crate::outputs::feed::Feed;
+use crate::sensors::Scan;
+use crate::sensors::trace::{Record, Trace};
+use crate::session::Session;
+
+/// Plays `trace` through `session` from `origin`, `speed` times faster than
+/// real time, publishing each step's events to `feed`. Returns how many
+/// events it published.
+pub async fn play(
+    mut session: Session,
+    trace: &Trace,
+    feed: Arc<Feed>,
+    origin: Instant,
+    speed: f64,
+) -> anyhow::Result<u64> {
+    let at = |t: Millis| origin + Duration::from_secs_f64(t as f64 / speed / 1000.0);
+    let mut out: Vec<Event> = Vec::new();
+    let mut published = 0;
+    let mut records = trace.records.iter().enumerate().peekable();
+    loop {
+        let next_record = records.peek().map(|(_, r)| r.t);
+        // Past the last record only the board's own timers matter (not
+        // the clock's flag, hours away).
+        let deadline = match next_record {
+            Some(_) => session.next_deadline(),
+            None => session.next_board_deadline(),
+        };
+        let t = match (next_record, deadline) {
+            (None, None) => break,
+            (Some(r), Some(d)) => r.min(d),
+            (Some(r), None) => r,
+            (None, Some(d)) => d,
+        };
+        tokio::time::sleep_until(at(t)).await;
+        if next_record == Some(t) {
+            let (i, record) = records.next().expect("peeked");
+            match &record.record {
+                Record::Occupancy(bb) => session
+                    .scan(t, &Scan::Occupancy(*bb), &mut out)
+                    .map_err(|e| anyhow::anyhow!("record {}: {e}", i + 1))?,
+                Record::Hall(values) => session
+                    .scan(t, &Scan::Analog(values.clone()), &mut out)
+                    .map_err(|e| anyhow::anyhow!("record {}: {e}", i + 1))?,
+                Record::Clock(side) => session.clock_button(t, *side, &mut out),
+                Record::Promote(role) => session.promote(t, *role, &mut out),
+            }
+        } else {
+            session.advance(t, &mut out);
+        }
+        if !out.is_empty() {
+            // As the journal writer does: the PGN first, then the events.
+            feed.update_pgn(session.game());
+            feed.publish(&out);
+            published += out.len() as u64;
+            out.clear();
+        }
+    }
+    Ok(published)
+}
