@@ -382,16 +382,32 @@ impl Board {
     }
 
     /// Marks each event alert active while the board's view still holds it.
-    fn refresh_active(&mut self, now_ms: u64) {
-        let (view, _) = self.view(now_ms);
-        let pending: HashSet<(Option<u64>, u64)> = view
-            .get("alerts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|a| a.get("seq").and_then(Value::as_u64))
-            .map(|seq| (view.get("game").and_then(Value::as_u64), seq))
-            .collect();
+    fn refresh_active(&mut self) {
+        if self.alerts.is_empty() {
+            return;
+        }
+        // The view's pending alerts, without building the view (this runs
+        // for every message).
+        let pending: HashSet<(Option<u64>, u64)> = if self.events_are_current() {
+            let log = self.log.as_ref().expect("checked");
+            log.reduced
+                .alerts()
+                .map(|e| (Some(log.game), e.seq))
+                .collect()
+        } else if let Some(state) = &self.state {
+            let game = state.json.get("game").and_then(Value::as_u64);
+            state
+                .json
+                .get("alerts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.get("seq").and_then(Value::as_u64))
+                .map(|seq| (game, seq))
+                .collect()
+        } else {
+            HashSet::new()
+        };
         let offline = self.status == Status::Offline;
         for alert in &mut self.alerts {
             alert.active = match &alert.cause {
@@ -569,7 +585,7 @@ impl Registry {
             Ok(mut received) => {
                 let b = self.board(&board, now_ms);
                 b.last_seen_ms = now_ms;
-                b.refresh_active(now_ms);
+                b.refresh_active();
                 received.changed = Some(board);
                 received
             }

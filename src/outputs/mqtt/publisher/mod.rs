@@ -3,8 +3,8 @@
 //! board's topics of the hall's wire contract ([`super::wire`]):
 //!
 //! - each event as an [`EventMessage`] (QoS 1) on `events`;
-//! - after each batch, the retained `state` (the feed's `/state` JSON) and
-//!   `pgn`;
+//! - after a batch, the retained `state` (the feed's `/state` JSON) and
+//!   `pgn`, at most once a second (the latest);
 //! - the retained `status`: `online` on every (re)connection, `offline`
 //!   as the Last Will and on a clean stop;
 //! - on a [`ReplayRequest`] on its `replay` topic, the requested events of
@@ -52,6 +52,11 @@ const OUTBOX: usize = 512;
 const DRAIN: Duration = Duration::from_secs(3);
 /// And for `offline` and the disconnection.
 const GOODBYE: Duration = Duration::from_secs(1);
+/// The retained `state` and `pgn` are published at most this often: they
+/// are for whoever connects later (the events carry every change live),
+/// and each is the whole game so far, so publishing them after every batch
+/// would make a hall's traffic grow with the square of the game's length.
+const SNAPSHOT_EVERY: Duration = Duration::from_secs(1);
 
 /// The running publisher.
 pub struct Publisher {
@@ -107,6 +112,8 @@ pub fn spawn(
         last_enqueued: None,
         origin,
         connected: false,
+        last_snapshot: None,
+        snapshot_due: None,
     };
     let (stop, stop_rx) = oneshot::channel();
     let task = tokio::spawn(task.run(links, stop_rx, connection));
@@ -160,6 +167,10 @@ struct Task {
     /// Where publishing starts before anything was acknowledged.
     origin: Cursor,
     connected: bool,
+    /// When `state` and `pgn` were last put in the outbox, and when the
+    /// next are due (changes came since).
+    last_snapshot: Option<Instant>,
+    snapshot_due: Option<Instant>,
 }
 
 /// The next message of the feed, or never without a receiver.
@@ -198,8 +209,12 @@ impl Task {
                 message = next_live(&mut self.live), if can_read => self.on_live(message),
                 _ = &mut stop, if deadline.is_none() => {
                     deadline = Some(Instant::now() + DRAIN);
+                    if self.snapshot_due.is_some() && self.connected {
+                        self.enqueue_snapshot();
+                    }
                 }
                 _ = sleep_until(deadline) => {}
+                _ = sleep_until(self.snapshot_due), if self.connected => self.enqueue_snapshot(),
             }
         }
         self.goodbye(&mut links).await;
@@ -284,6 +299,8 @@ impl Task {
     /// The retained `state` and `pgn` as they are now (replacing any not
     /// yet handed over).
     fn enqueue_snapshot(&mut self) {
+        self.last_snapshot = Some(Instant::now());
+        self.snapshot_due = None;
         self.outbox
             .retain(|o| !matches!(o.channel, Channel::State | Channel::Pgn));
         self.enqueue(
@@ -295,6 +312,18 @@ impl Task {
         // An empty retained message would delete the last game's PGN.
         if !pgn.is_empty() {
             self.enqueue(Channel::Pgn, pgn.into_bytes(), Tag::Other);
+        }
+    }
+
+    /// `state` and `pgn` now, or when [`SNAPSHOT_EVERY`] has passed since
+    /// the last.
+    fn snapshot_soon(&mut self) {
+        let now = Instant::now();
+        match self.last_snapshot {
+            Some(last) if now < last + SNAPSHOT_EVERY => {
+                self.snapshot_due.get_or_insert(last + SNAPSHOT_EVERY);
+            }
+            _ => self.enqueue_snapshot(),
         }
     }
 
@@ -373,7 +402,7 @@ impl Task {
                 _ => break,
             }
         }
-        self.enqueue_snapshot();
+        self.snapshot_soon();
     }
 
     fn on_message(&mut self, topic: &str, payload: &[u8]) {
