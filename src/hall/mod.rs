@@ -68,46 +68,19 @@ impl HallOptions {
 }
 
 /// A broker address.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BrokerAddr {
-    pub host: String,
-    pub port: u16,
-}
+pub type BrokerAddr = crate::outputs::mqtt::url::BrokerUrl;
 
-/// Reads `mqtt://HOST[:PORT]`.
+/// Reads `mqtt://HOST[:PORT]` as the boards' `[mqtt] broker` is read.
 pub fn parse_broker(url: &str) -> anyhow::Result<BrokerAddr> {
-    let rest = if let Some(rest) = url.strip_prefix("mqtt://") {
-        rest
-    } else if url.starts_with("mqtts://") {
+    let broker: BrokerAddr = url
+        .parse()
+        .map_err(|e| anyhow::anyhow!("--broker {url:?}: {e}"))?;
+    if broker.tls {
         bail!(
             "--broker {url:?}: TLS (mqtts://) is not supported by the hall yet; use mqtt:// on a trusted network"
-        )
-    } else {
-        bail!("--broker {url:?}: expected mqtt://HOST[:PORT]")
-    };
-    let rest = rest.trim_end_matches('/');
-    if rest.is_empty() || rest.contains('/') || rest.contains('@') {
-        bail!(
-            "--broker {url:?}: expected mqtt://HOST[:PORT] (credentials go in --username/--password-file)"
         );
     }
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((host, port)) if !host.ends_with(']') || rest.starts_with('[') => (
-            host,
-            port.parse::<u16>().with_context(|| {
-                format!("--broker {url:?}: the port {port:?} is not a number 1-65535")
-            })?,
-        ),
-        _ => (rest, 1883),
-    };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    if host.is_empty() || port == 0 {
-        bail!("--broker {url:?}: expected mqtt://HOST[:PORT]");
-    }
-    Ok(BrokerAddr {
-        host: host.to_owned(),
-        port,
-    })
+    Ok(broker)
 }
 
 /// What the HTTP server sends its streams.
@@ -245,6 +218,7 @@ mod tests {
         assert_eq!(
             parse_broker("mqtt://127.0.0.1:1884").unwrap(),
             BrokerAddr {
+                tls: false,
                 host: "127.0.0.1".into(),
                 port: 1884
             }

@@ -75,7 +75,7 @@ export function describe(ev: AnyEvent): { title: string; detail: string; level: 
       return e.completed
         ? {
             title: `Illegal move completed by ${sideName(e.side)}`,
-            detail: `${path} · ${ordinal(e.count)} illegal move (Art. 7.4)`,
+            detail: `${path} · ${ordinal(e.count)} illegal move (Art. ${e.article ?? '7.4'})`,
             level: 'error',
           }
         : {
@@ -96,7 +96,13 @@ export function describe(ev: AnyEvent): { title: string; detail: string; level: 
         const p = exp.get(sq);
         return p ? `${sq}: ${figurine(p)} ${pieceName(p)}` : `${sq}: empty`;
       });
-      return { title: 'Board differs from the game', detail: `Put back: ${parts.join(', ')}`, level: 'warn' };
+      const lines = e.candidates ?? [];
+      const explained = lines.length > 0 ? ` · or moves missed: ${lines.join(' | ')}` : '';
+      return {
+        title: 'Board differs from the game',
+        detail: `Put back: ${parts.join(', ')}${explained}`,
+        level: 'warn',
+      };
     }
     case 'promotion_pending':
       return { title: `Promotion on ${e.square}`, detail: 'Place the new piece', level: 'info' };
@@ -112,6 +118,21 @@ export function describe(ev: AnyEvent): { title: string; detail: string; level: 
       return { title: `Game over: ${e.result}`, detail: reasonText(e.reason), level: 'info' };
     case 'game_started':
       return { title: 'Game started', detail: '', level: 'info' };
+    case 'arbiter_decision': {
+      const article = e.article ? ` (Art. ${e.article})` : '';
+      const note = e.note ? ` · “${e.note}”` : '';
+      return e.decision === 'reinstate'
+        ? {
+            title: `Arbiter: position reinstated${article}`,
+            detail: `${e.ply === 0 ? 'the start' : `after ply ${e.ply}`}${note}`,
+            level: 'info',
+          }
+        : {
+            title: 'Arbiter: moves accepted',
+            detail: `${(e.moves ?? []).join(' ')}${note}`,
+            level: 'info',
+          };
+    }
     default:
       return { title: ev.type.replace(/_/g, ' '), detail: '', level: 'info' };
   }

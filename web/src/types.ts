@@ -40,6 +40,8 @@ export interface IllegalMove extends EventBase {
   from: SquareName | null;
   to: SquareName | null;
   count: number;
+  /** Extension: the Article applied ("7.4" of 2005, "7.5" of 2023). */
+  article?: string;
 }
 export interface TouchMove extends EventBase {
   type: 'touch_move';
@@ -51,6 +53,8 @@ export interface Displaced extends EventBase {
   type: 'displaced';
   squares: SquareName[];
   expected_fen: string;
+  /** Extension: lines of moves (UCI) that would explain the board. */
+  candidates?: string[];
 }
 export interface Restored extends EventBase {
   type: 'restored';
@@ -85,6 +89,15 @@ export interface SensorFault extends EventBase {
   square: SquareName;
   kind: string;
 }
+/** Extension: the arbiter ruled on the position (Article 7). */
+export interface ArbiterDecision extends EventBase {
+  type: 'arbiter_decision';
+  decision: 'reinstate' | 'accept_moves';
+  article?: string;
+  ply?: number;
+  moves?: string[];
+  note?: string;
+}
 /** A type this page does not know yet (the contract may grow). */
 export interface OtherEvent extends EventBase {
   type: string;
@@ -106,7 +119,8 @@ export type KnownEvent =
   | ClockEvent
   | DrawClaimable
   | GameOver
-  | SensorFault;
+  | SensorFault
+  | ArbiterDecision;
 
 /** Any event, known to this page or not. */
 export type AnyEvent = KnownEvent | OtherEvent;

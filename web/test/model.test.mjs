@@ -158,3 +158,30 @@ test('piecesOf reads a FEN board', () => {
   assert.equal(p.get('e8'), 'k');
   assert.equal(p.size, 32);
 });
+
+test('arbiter rulings and missed-move candidates are described for the arbiter', async () => {
+  const out = await build({
+    entryPoints: [join(here, '..', 'src', 'describe.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+  });
+  const D = await import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
+  const reinstated = D.describe({
+    type: 'arbiter_decision', t_ms: 0, seq: 9, decision: 'reinstate', article: '7.5.1', ply: 12, note: 'found late',
+  });
+  assert.equal(reinstated.title, 'Arbiter: position reinstated (Art. 7.5.1)');
+  assert.match(reinstated.detail, /after ply 12 · “found late”/);
+  const accepted = D.describe({ type: 'arbiter_decision', t_ms: 0, seq: 9, decision: 'accept_moves', moves: ['e7e8r', 'a2b2'] });
+  assert.equal(accepted.detail, 'e7e8r a2b2');
+  const displaced = D.describe({
+    type: 'displaced', t_ms: 0, seq: 3, squares: ['e7', 'e8'], expected_fen: '8/4P3/8/8/8/8/k7/4K3 w - - 0 1',
+    candidates: ['e7e8q a2b2', 'e7e8r a2b2'],
+  });
+  assert.match(displaced.detail, /or moves missed: e7e8q a2b2 \| e7e8r a2b2/);
+  const illegal = D.describe({
+    type: 'illegal_move', t_ms: 0, seq: 4, side: 'white', completed: true, from: 'e2', to: 'e5', count: 1, article: '7.5',
+  });
+  assert.match(illegal.detail, /Art\. 7\.5\)/);
+});
