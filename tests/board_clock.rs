@@ -544,17 +544,10 @@ async fn the_daemon_passes_stop_clocks_on_alert_to_its_session() {
         .wait(500);
     let running = start(Options {
         bind: "127.0.0.1:0".parse().unwrap(),
-        token: None,
         speed: 20.0,
-        source: Source::Trace(Box::new(hands.trace.clone())),
-        profile: None,
         time_control: Some(TimeControl::parse_human("10+0").unwrap()),
         stop_clocks_on_alert: true,
-        tags: Tags::default(),
-        journal: None,
-        resume: true,
-        clock_downtime: Default::default(),
-        mqtt: None,
+        ..Options::new(Source::Trace(Box::new(hands.trace.clone())))
     })
     .await
     .unwrap();

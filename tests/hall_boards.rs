@@ -38,22 +38,16 @@ async fn board(broker: &Mosquitto, id: &str, trace: Trace) -> Running {
     mqtt.password = Some(Secret(format!("pw-{id}")));
     start(Options {
         bind: "127.0.0.1:0".parse().unwrap(),
-        token: None,
         speed: 60.0,
-        source: Source::Trace(Box::new(trace)),
-        profile: None,
         time_control: Some(parse_time_control(TIME_CONTROL).unwrap()),
-        stop_clocks_on_alert: false,
         tags: Tags {
             white: format!("White of {id}"),
             black: format!("Black of {id}"),
             round: "3".into(),
             ..Tags::default()
         },
-        journal: None,
-        resume: true,
-        clock_downtime: Default::default(),
         mqtt: Some(mqtt),
+        ..Options::new(Source::Trace(Box::new(trace)))
     })
     .await
     .unwrap()
@@ -150,5 +144,83 @@ async fn every_event_of_every_board_reaches_the_hall() {
     for b in boards {
         b.stop().await.unwrap();
     }
+    hall.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broker_restarted_mid_game_loses_nothing_on_the_way_to_the_hall() {
+    let users = vec![
+        ("hall".to_owned(), "pw-hall".to_owned()),
+        ("b1".to_owned(), "pw-b1".to_owned()),
+    ];
+    let mut broker = Mosquitto::start(&BrokerSetup {
+        users,
+        acl: Some("systemd/mosquitto/touchmove.acl".into()),
+    })
+    .unwrap();
+    let hall = hall::start(HallOptions {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        password: Some("pw-hall".into()),
+        ..HallOptions::new(&broker.url(), HALL)
+    })
+    .await
+    .unwrap();
+    let (start_pos, moves) = synth::random_game(77, 40);
+    let trace = synth::synthesize(&start_pos, &moves, &HandStyle::careful(), 77).trace;
+    let expected = replay_lines(&trace);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hall-boards-restart");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut mqtt = Mqtt::new(broker.url().parse().unwrap(), HALL, "b1").unwrap();
+    mqtt.password = Some(Secret("pw-b1".into()));
+    let board = start(Options {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        speed: 20.0,
+        time_control: Some(parse_time_control(TIME_CONTROL).unwrap()),
+        journal: Some(dir.join("journal.sqlite")),
+        mqtt: Some(mqtt),
+        ..Options::new(Source::Trace(Box::new(trace)))
+    })
+    .await
+    .unwrap();
+    let held = |hall: &touchmove::hall::Running| hall.registry().events("b1").len();
+
+    // A quarter of the game in, the broker goes away for two seconds.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while held(&hall) < expected.len() / 4 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let before = held(&hall);
+    assert!(before >= expected.len() / 4, "the game did not get going");
+    broker.stop().unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let published_meanwhile = board
+        .feed
+        .subscribe(touchmove::outputs::feed::Resume::After { game: None, seq: 0 })
+        .0
+        .len();
+    broker.resume().unwrap();
+
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let lines = |hall: &touchmove::hall::Running| -> Vec<String> {
+        hall.registry()
+            .events("b1")
+            .iter()
+            .map(|e| e.to_json())
+            .collect()
+    };
+    while lines(&hall) != expected && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        published_meanwhile > before,
+        "the board played on while the broker was down ({before} -> {published_meanwhile})"
+    );
+    assert_eq!(
+        lines(&hall),
+        expected,
+        "the hall ends with every event, once, in order"
+    );
+    board.stop().await.unwrap();
     hall.stop().await.unwrap();
 }

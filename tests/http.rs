@@ -40,19 +40,13 @@ async fn daemon(trace: Trace, token: Option<&str>, speed: f64) -> Running {
         bind: "127.0.0.1:0".parse().unwrap(),
         token: token.map(str::to_owned),
         speed,
-        source: Source::Trace(Box::new(trace)),
-        profile: None,
         time_control: Some(parse_time_control("90+30").unwrap()),
-        stop_clocks_on_alert: false,
         tags: Tags {
             white: "White Player".into(),
             black: "Black Player".into(),
             ..Tags::default()
         },
-        journal: None,
-        resume: true,
-        clock_downtime: Default::default(),
-        mqtt: None,
+        ..Options::new(Source::Trace(Box::new(trace)))
     })
     .await
     .unwrap()
@@ -357,18 +351,11 @@ async fn every_control_command_works_with_the_token() {
         bind: "127.0.0.1:0".parse().unwrap(),
         token: Some(TOKEN.into()),
         speed: 20.0,
-        source: Source::Demo {
+        time_control: Some(parse_time_control("90+30").unwrap()),
+        ..Options::new(Source::Demo {
             seed: 11,
             faults: false,
-        },
-        profile: None,
-        time_control: Some(parse_time_control("90+30").unwrap()),
-        stop_clocks_on_alert: false,
-        tags: Tags::default(),
-        journal: None,
-        resume: true,
-        clock_downtime: Default::default(),
-        mqtt: None,
+        })
     })
     .await
     .unwrap();

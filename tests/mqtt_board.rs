@@ -214,21 +214,16 @@ fn settings(broker: &Mosquitto, board: &str, password: &str) -> Mqtt {
 async fn daemon(trace: Trace, speed: f64, mqtt: Mqtt, journal: Option<PathBuf>) -> Running {
     start(Options {
         bind: "127.0.0.1:0".parse().unwrap(),
-        token: None,
         speed,
-        source: Source::Trace(Box::new(trace)),
-        profile: None,
         time_control: Some(parse_time_control(TIME_CONTROL).unwrap()),
-        stop_clocks_on_alert: false,
         tags: Tags {
             white: "White Player".into(),
             black: "Black Player".into(),
             ..Tags::default()
         },
         journal,
-        resume: true,
-        clock_downtime: Default::default(),
         mqtt: Some(mqtt),
+        ..Options::new(Source::Trace(Box::new(trace)))
     })
     .await
     .unwrap()

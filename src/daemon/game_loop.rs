@@ -25,7 +25,7 @@ use crate::filter::Classify;
 use crate::filter::hall::{Calibration, HallClassifier};
 use crate::game::{Profile, Start};
 use crate::inference::arbiter::RulingRefused;
-use crate::inference::{Completion, InferenceConfig};
+use crate::inference::{Completion, InferenceConfig, ResumedBoard};
 use crate::outputs::control::{Accept, BadBody, Command, DrawKind, NewGame, Refused, Request};
 use crate::outputs::feed::Feed;
 use crate::outputs::journal::{GameMeta, wall_clock_now};
@@ -65,6 +65,10 @@ pub struct LoopConfig {
     pub pause_between_games: Duration,
     /// A game restored from the journal, to carry on with.
     pub resume: Option<Resume>,
+    /// What a resumed game does with a board that moved on meanwhile.
+    pub resumed_board: ResumedBoard,
+    /// The longest run of missed plies searched.
+    pub max_missed_plies: usize,
 }
 
 /// A journalled game the loop carries on with.
@@ -156,7 +160,7 @@ impl GameLoop {
                     Some(resume) => {
                         let mut session_config =
                             loop_session_config(&config, &profile, resume.meta.start.clone());
-                        resumed_config(&mut session_config, &resume.meta);
+                        resumed_config(&mut session_config, &resume.meta, &config);
                         let t = resume.resumption.t;
                         let session = Session::resume(
                             session_config,
@@ -564,7 +568,7 @@ fn trace_game(
     // The trace carries on where the journal stops: the records the game
     // already reflects are skipped, and its time goes on from there.
     let mut session_config = session.config().clone();
-    resumed_config(&mut session_config, &resume.meta);
+    resumed_config(&mut session_config, &resume.meta, config);
     let t = resume.resumption.t;
     let next = trace.records.partition_point(|r| r.t <= t);
     let choices = pending_choices(&trace.records[..next], &resume.resumption);
@@ -621,10 +625,12 @@ fn pending_choices(
 }
 
 /// The journal's description of a game wins over the source's.
-fn resumed_config(config: &mut SessionConfig, meta: &GameMeta) {
+fn resumed_config(config: &mut SessionConfig, meta: &GameMeta, loop_config: &LoopConfig) {
     config.start = meta.start.clone();
     config.profile = meta.profile;
     config.time_control = meta.time_control.clone();
+    config.inference.resumed_board = loop_config.resumed_board;
+    config.inference.max_missed_plies = loop_config.max_missed_plies;
 }
 
 /// The origin that makes game time `t` now.
@@ -635,13 +641,15 @@ fn origin_at(t: Millis, speed: f64) -> Instant {
 }
 
 fn loop_session_config(config: &LoopConfig, board: &BoardProfile, start: Start) -> SessionConfig {
-    board_session_config(
+    let mut session = board_session_config(
         board,
         config.profile,
         config.time_control.clone(),
         config.stop_clocks_on_alert,
         start,
-    )
+    );
+    session.inference.max_missed_plies = config.max_missed_plies;
+    session
 }
 
 /// How a board's game is kept. With clock buttons (`[clock]` in its

@@ -36,6 +36,7 @@ use crate::config;
 pub use crate::config::ClockDowntime;
 use crate::game::Profile;
 use crate::game::pgn::Tags;
+use crate::inference::{InferenceConfig, ResumedBoard};
 use crate::outputs::control::Control;
 use crate::outputs::feed::Feed;
 use crate::outputs::http::{self, AppState};
@@ -128,6 +129,36 @@ pub struct Options {
     pub clock_downtime: ClockDowntime,
     /// Publish to an MQTT broker (`[mqtt]`).
     pub mqtt: Option<config::Mqtt>,
+    /// A resumed game whose board moved on while the daemon was down:
+    /// search for the moves, or leave them to the arbiter
+    /// (`[journal] downtime`).
+    pub resumed_board: ResumedBoard,
+    /// The longest run of missed plies searched (`[journal] max-missed-plies`).
+    pub max_missed_plies: usize,
+}
+
+impl Options {
+    /// A daemon on `source` with every other setting at its default: the
+    /// display on 127.0.0.1:8080, real time, no token (control disabled),
+    /// no clock, no journal, no MQTT.
+    pub fn new(source: Source) -> Options {
+        Options {
+            bind: config::DEFAULT_BIND.parse().expect("a valid address"),
+            token: None,
+            speed: 1.0,
+            source,
+            profile: None,
+            time_control: None,
+            stop_clocks_on_alert: false,
+            tags: Tags::default(),
+            journal: None,
+            resume: true,
+            clock_downtime: ClockDowntime::default(),
+            mqtt: None,
+            resumed_board: ResumedBoard::Infer,
+            max_missed_plies: InferenceConfig::default().max_missed_plies,
+        }
+    }
 }
 
 /// A running daemon.
@@ -188,6 +219,8 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         stop_clocks_on_alert: options.stop_clocks_on_alert,
         pause_between_games: Duration::from_secs(6),
         resume: resumed,
+        resumed_board: options.resumed_board,
+        max_missed_plies: options.max_missed_plies,
     };
     if let Some(tc) = &options.time_control {
         let pgn = tc.to_pgn();
@@ -321,11 +354,6 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
         (Some(path), false) => {
             let config = config::load(path)?;
             let mqtt = mqtt_of(args, config.mqtt.clone())?;
-            if config.journal.downtime == config::Downtime::Arbiter {
-                tracing::warn!(
-                    "[journal] downtime = \"arbiter\" is not implemented yet: a board that moved on while the daemon was down is searched as with \"infer\""
-                );
-            }
             let calibration = match &config.calibration {
                 Some(p) => Some(Box::new(crate::cli::calibrate::load_calibration(p)?)),
                 None => None,
@@ -358,6 +386,11 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 resume: config.journal.on_start == config::OnStart::Resume,
                 clock_downtime: args.clock_downtime.unwrap_or(config.journal.clock_downtime),
                 mqtt,
+                resumed_board: match config.journal.downtime {
+                    config::Downtime::Infer => ResumedBoard::Infer,
+                    config::Downtime::Arbiter => ResumedBoard::AskArbiter,
+                },
+                max_missed_plies: usize::from(config.journal.max_missed_plies),
             })
         }
         (None, false) if args.trace.is_some() => {
@@ -377,6 +410,8 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 resume: true,
                 clock_downtime: args.clock_downtime.unwrap_or_default(),
                 mqtt: mqtt_of(args, None)?,
+                resumed_board: ResumedBoard::Infer,
+                max_missed_plies: InferenceConfig::default().max_missed_plies,
             })
         }
         _ => {
@@ -400,6 +435,8 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 resume: true,
                 clock_downtime: args.clock_downtime.unwrap_or_default(),
                 mqtt: mqtt_of(args, None)?,
+                resumed_board: ResumedBoard::Infer,
+                max_missed_plies: InferenceConfig::default().max_missed_plies,
             })
         }
     }

@@ -124,7 +124,7 @@ const sorted = o => Object.fromEntries(Object.entries(o).sort());
 
 /** Poll until the page's board, /state and each other agree (the feed may be a moment behind). */
 async function boardMatchesState(page) {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 10000;
   let last;
   for (;;) {
     const state = await fetchState();
@@ -134,7 +134,12 @@ async function boardMatchesState(page) {
     const exp = expectedBoard(state);
     last = { state, dom, exp, seq };
     const again = await fetchState();
-    if (again.seq === state.seq && seq === state.seq) break;
+    // Settled: no new event, the page has them all, and the board drawn
+    // (chessground renders on animation frames, late on a loaded machine).
+    const drawn =
+      JSON.stringify(sorted(dom.pieces)) === JSON.stringify(sorted(exp.pieces)) &&
+      JSON.stringify(sorted(dom.ghosts)) === JSON.stringify(sorted(exp.ghosts));
+    if (again.seq === state.seq && seq === state.seq && drawn) break;
     if (Date.now() > deadline) break;
   }
   const { state, dom, exp, seq } = last;
