@@ -13,7 +13,7 @@ use crate::hall::{self, HallOptions};
 /// Arguments of `touchmove hall`.
 #[derive(Debug, Args)]
 pub struct HallArgs {
-    /// The broker the boards publish to: mqtt://HOST[:PORT].
+    /// The broker the boards publish to: mqtt://HOST[:PORT] or mqtts://HOST[:PORT].
     #[arg(long)]
     pub broker: String,
     /// The hall id (the boards' `[mqtt] hall`).
@@ -38,6 +38,10 @@ pub struct HallArgs {
     /// The MQTT client id (default touchmove-hall-<hall>).
     #[arg(long)]
     pub client_id: Option<String>,
+    /// With an mqtts:// broker: the CA certificates (PEM) its certificate
+    /// is checked against (default: the system's roots).
+    #[arg(long)]
+    pub ca_file: Option<PathBuf>,
 }
 
 /// Reads the files the arguments name.
@@ -61,6 +65,7 @@ pub fn options_of(args: &HallArgs) -> anyhow::Result<HallOptions> {
         token,
         round: args.round.clone(),
         client_id: args.client_id.clone(),
+        ca_file: args.ca_file.clone(),
     })
 }
 

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use tokio::net::TcpListener;
 use tokio::sync::broadcast;
 
@@ -49,6 +49,9 @@ pub struct HallOptions {
     /// persistent: events published while the hall is down are queued by
     /// the broker for it.
     pub client_id: Option<String>,
+    /// `mqtts://` only: the CA certificates (PEM) the broker's certificate
+    /// is checked against; `None`: the system's roots.
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 impl HallOptions {
@@ -63,6 +66,7 @@ impl HallOptions {
             token: None,
             round: None,
             client_id: None,
+            ca_file: None,
         }
     }
 }
@@ -70,17 +74,11 @@ impl HallOptions {
 /// A broker address.
 pub type BrokerAddr = crate::outputs::mqtt::url::BrokerUrl;
 
-/// Reads `mqtt://HOST[:PORT]` as the boards' `[mqtt] broker` is read.
+/// Reads `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]` as the boards'
+/// `[mqtt] broker` is read.
 pub fn parse_broker(url: &str) -> anyhow::Result<BrokerAddr> {
-    let broker: BrokerAddr = url
-        .parse()
-        .map_err(|e| anyhow::anyhow!("--broker {url:?}: {e}"))?;
-    if broker.tls {
-        bail!(
-            "--broker {url:?}: TLS (mqtts://) is not supported by the hall yet; use mqtt:// on a trusted network"
-        );
-    }
-    Ok(broker)
+    url.parse()
+        .map_err(|e| anyhow::anyhow!("--broker {url:?}: {e}"))
 }
 
 /// What the HTTP server sends its streams.
@@ -162,7 +160,7 @@ pub async fn start(options: HallOptions) -> anyhow::Result<Running> {
         .with_context(|| format!("cannot listen on {}", options.bind))?;
     let addr = listener.local_addr()?;
     let shared = Shared::new(&options.hall, options.round.clone(), options.token.clone());
-    let subscriber = subscriber::spawn(&options, &broker, Arc::clone(&shared));
+    let subscriber = subscriber::spawn(&options, &broker, Arc::clone(&shared))?;
     let app = http::router(http::HallState {
         shared: Arc::clone(&shared),
         publisher: subscriber.publisher(),
@@ -234,11 +232,8 @@ mod tests {
         ] {
             assert!(parse_broker(bad).is_err(), "{bad}");
         }
-        assert!(
-            parse_broker("mqtts://x")
-                .unwrap_err()
-                .to_string()
-                .contains("TLS")
-        );
+        let tls = parse_broker("mqtts://x").unwrap();
+        assert!(tls.tls);
+        assert_eq!(tls.port, 8883);
     }
 }

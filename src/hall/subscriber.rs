@@ -49,7 +49,11 @@ pub struct Subscriber {
 }
 
 /// Starts the connection and the retry ticker.
-pub fn spawn(options: &HallOptions, broker: &BrokerAddr, shared: Arc<Shared>) -> Subscriber {
+pub fn spawn(
+    options: &HallOptions,
+    broker: &BrokerAddr,
+    shared: Arc<Shared>,
+) -> anyhow::Result<Subscriber> {
     let client_id = options
         .client_id
         .clone()
@@ -63,6 +67,14 @@ pub fn spawn(options: &HallOptions, broker: &BrokerAddr, shared: Arc<Shared>) ->
     } else {
         mqtt.set_credentials(options.username.clone(), "");
     }
+    if broker.tls {
+        let tls = crate::outputs::mqtt::publisher::options::tls_config(
+            options.ca_file.as_deref(),
+            "--ca-file",
+        )
+        .map_err(|e| anyhow::anyhow!("--broker {broker}: {e}"))?;
+        mqtt.set_transport(rumqttc::Transport::tls_with_config(tls));
+    }
     let (client, eventloop) = AsyncClient::new(mqtt, 1024);
     let (stop, stop_rx) = watch::channel(false);
     let filter = wire::hall_filter(&options.hall);
@@ -74,12 +86,12 @@ pub fn spawn(options: &HallOptions, broker: &BrokerAddr, shared: Arc<Shared>) ->
         stop_rx.clone(),
     ));
     let retries = tokio::spawn(retry(client.clone(), shared, stop_rx));
-    Subscriber {
+    Ok(Subscriber {
         client,
         stop,
         eventloop,
         retries,
-    }
+    })
 }
 
 impl Subscriber {

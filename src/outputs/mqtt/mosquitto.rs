@@ -25,6 +25,15 @@ pub struct BrokerSetup {
     pub acl: Option<PathBuf>,
 }
 
+/// The files of a TLS listener (PEM): the CA, the broker's certificate
+/// and its key.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    pub ca: PathBuf,
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
 /// A running (or stopped) private broker; dropped, it is killed and its
 /// directory removed.
 #[derive(Debug)]
@@ -32,6 +41,7 @@ pub struct Mosquitto {
     child: Option<Child>,
     dir: PathBuf,
     port: u16,
+    tls_port: Option<u16>,
 }
 
 static NEXT: AtomicU32 = AtomicU32::new(0);
@@ -39,6 +49,16 @@ static NEXT: AtomicU32 = AtomicU32::new(0);
 impl Mosquitto {
     /// Starts a broker on a free loopback port.
     pub fn start(setup: &BrokerSetup) -> anyhow::Result<Mosquitto> {
+        Mosquitto::start_with(setup, None)
+    }
+
+    /// Starts a broker with a plain listener and a TLS one, each on a free
+    /// loopback port.
+    pub fn start_tls(setup: &BrokerSetup, tls: &TlsFiles) -> anyhow::Result<Mosquitto> {
+        Mosquitto::start_with(setup, Some(tls))
+    }
+
+    fn start_with(setup: &BrokerSetup, tls: Option<&TlsFiles>) -> anyhow::Result<Mosquitto> {
         if !Path::new(MOSQUITTO).exists() {
             bail!("{MOSQUITTO} not found: install Debian's `mosquitto` package");
         }
@@ -96,6 +116,19 @@ impl Mosquitto {
                 passwd.display()
             ));
         }
+        let tls_port = match tls {
+            Some(files) => {
+                let port = free_port()?;
+                conf.push_str(&format!(
+                    "listener {port} 127.0.0.1\ncafile {}\ncertfile {}\nkeyfile {}\n",
+                    files.ca.canonicalize()?.display(),
+                    files.cert.canonicalize()?.display(),
+                    files.key.canonicalize()?.display(),
+                ));
+                Some(port)
+            }
+            None => None,
+        };
         if let Some(acl) = &setup.acl {
             let acl = acl
                 .canonicalize()
@@ -108,6 +141,7 @@ impl Mosquitto {
             child: None,
             dir,
             port,
+            tls_port,
         };
         broker.resume()?;
         Ok(broker)
@@ -120,6 +154,11 @@ impl Mosquitto {
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// `mqtts://localhost:<port>` of the TLS listener, if there is one.
+    pub fn tls_url(&self) -> Option<String> {
+        self.tls_port.map(|p| format!("mqtts://localhost:{p}"))
     }
 
     /// The broker's log so far (for failure messages).

@@ -34,28 +34,33 @@ pub fn mqtt_options(settings: &Mqtt, topics: &BoardTopics) -> anyhow::Result<Mqt
         None => options.set_credentials(&settings.username, ""),
     };
     if url.tls {
-        options.set_transport(Transport::tls_with_config(tls(settings)?));
+        let config = tls_config(settings.ca_file.as_deref(), "[mqtt] ca-file")
+            .map_err(|e| anyhow::anyhow!("[mqtt] broker {}: {e}", settings.broker))?;
+        options.set_transport(Transport::tls_with_config(config));
     }
     Ok(options)
 }
 
-fn tls(settings: &Mqtt) -> anyhow::Result<TlsConfiguration> {
+/// TLS for an `mqtts://` broker (rustls with the ring provider): its
+/// certificate is checked against the PEM certificates of `ca_file`
+/// (named `what` in errors), else the system's roots.
+pub fn tls_config(
+    ca_file: Option<&std::path::Path>,
+    what: &str,
+) -> anyhow::Result<TlsConfiguration> {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject as _;
     // Another part of the program may have installed it already.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut roots = rustls::RootCertStore::empty();
-    match &settings.ca_file {
+    match ca_file {
         Some(path) => {
             let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
                 .and_then(|certs| certs.collect())
-                .map_err(|e| anyhow::anyhow!("[mqtt] ca-file {}: {e}", path.display()))?;
+                .map_err(|e| anyhow::anyhow!("{what} {}: {e}", path.display()))?;
             let (added, _) = roots.add_parsable_certificates(certs);
             if added == 0 {
-                bail!(
-                    "[mqtt] ca-file {}: no PEM certificate in it",
-                    path.display()
-                );
+                bail!("{what} {}: no PEM certificate in it", path.display());
             }
         }
         None => {
@@ -65,10 +70,7 @@ fn tls(settings: &Mqtt) -> anyhow::Result<TlsConfiguration> {
             }
             let (added, _) = roots.add_parsable_certificates(found.certs);
             if added == 0 {
-                bail!(
-                    "[mqtt] broker {}: no system CA certificates found; set [mqtt] ca-file",
-                    settings.broker
-                );
+                bail!("no system CA certificates found; set {what}");
             }
         }
     }
