@@ -199,6 +199,10 @@ struct VerifyRoot(PathBuf);
 
 impl VerifyRoot {
     fn new(name: &str, unit_text: &str) -> VerifyRoot {
+        VerifyRoot::with_unit(name, "touchmove.service", unit_text)
+    }
+
+    fn with_unit(name: &str, unit: &str, unit_text: &str) -> VerifyRoot {
         let root =
             std::env::temp_dir().join(format!("touchmove-verify-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&root);
@@ -213,13 +217,17 @@ impl VerifyRoot {
         let exe = root.join("usr/bin/touchmove");
         fs::write(&exe, "#!/bin/sh\nexit 0\n").unwrap();
         set_mode(&exe, 0o755);
-        fs::write(root.join("etc/systemd/system/touchmove.service"), unit_text).unwrap();
+        fs::write(root.join("etc/systemd/system").join(unit), unit_text).unwrap();
         VerifyRoot(root)
     }
 
     fn verify(&self) -> Output {
+        self.verify_unit("touchmove.service")
+    }
+
+    fn verify_unit(&self, unit: &str) -> Output {
         let root = format!("--root={}", self.0.display());
-        systemd_analyze(&["verify", "--man=no", &root, "touchmove.service"])
+        systemd_analyze(&["verify", "--man=no", &root, unit])
     }
 }
 
@@ -287,7 +295,11 @@ fn the_verify_check_catches_a_misspelt_directive() {
 
 /// The "Overall exposure level" figure of `systemd-analyze security`.
 fn exposure() -> f64 {
-    let unit = unit_path();
+    exposure_of(&unit_path())
+}
+
+fn exposure_of(unit: &Path) -> f64 {
+    let name = unit.file_name().unwrap().to_str().unwrap();
     let out = systemd_analyze(&[
         "security",
         "--offline=true",
@@ -300,7 +312,7 @@ fn exposure() -> f64 {
     assert!(out.status.success(), "{}", describe(&out));
     let line = stdout
         .lines()
-        .find(|l| l.contains("Overall exposure level for touchmove.service:"))
+        .find(|l| l.contains(&format!("Overall exposure level for {name}:")))
         .unwrap_or_else(|| panic!("no overall exposure line\n{}", describe(&out)));
     let figure = line
         .rsplit_once(':')
@@ -393,4 +405,28 @@ fn debian_package_installs_what_the_unit_runs() {
     }
     let postinst = read(&format!("{scripts}postinst"));
     assert!(postinst.contains("adduser --system --group"));
+}
+
+#[test]
+fn the_hall_unit_verifies_and_is_locked_down() {
+    let text = read("systemd/touchmove-hall.service");
+    let root = VerifyRoot::with_unit("hall", "touchmove-hall.service", &text);
+    let out = root.verify_unit("touchmove-hall.service");
+    assert!(
+        out.status.success() && out.stderr.is_empty() && out.stdout.is_empty(),
+        "{}",
+        describe(&out)
+    );
+    // No hardware and no state: it can be locked down further than the board's.
+    let figure = exposure_of(&repo_path("systemd/touchmove-hall.service"));
+    assert!(
+        figure <= MAX_EXPOSURE,
+        "exposure {figure} above {MAX_EXPOSURE}"
+    );
+    let readme = read("systemd/README.md");
+    let recorded = format!("hall unit's exposure level **{figure:.1}**");
+    assert!(
+        readme.contains(&recorded),
+        "systemd/README.md should say `{recorded}` (the figure measured now)"
+    );
 }
