@@ -45,6 +45,9 @@ expect -rw-r--r-- usr/share/touchmove/hw/README.md
 expect -rw-r--r-- usr/share/doc/touchmove/README.systemd.md
 expect -rw-r--r-- usr/share/doc/touchmove/calibration.md
 expect -rw-r--r-- usr/share/doc/touchmove/copyright
+expect -rw-r--r-- usr/share/doc/touchmove/examples/touchmove-hall.service
+expect -rw-r--r-- usr/share/doc/touchmove/examples/mosquitto/touchmove.conf
+expect -rw-r--r-- usr/share/doc/touchmove/examples/mosquitto/touchmove.acl
 for profile in hw/*.toml; do
     expect -rw-r--r-- "usr/share/touchmove/$profile"
 done
