@@ -611,7 +611,14 @@ fn record_from_a_trace_profile_replays_to_the_same_scans() {
     plan.header.profile = Some("fide-rapid".into());
     plan.header.start_fen = Some("8/8/8/8/8/8/8/8 w - - 0 1".into());
     let mut out = Vec::new();
-    let recording = record(scanner.as_mut(), &plan, &AtomicBool::new(false), &mut out).unwrap();
+    let recording = record(
+        scanner.as_mut(),
+        None,
+        &plan,
+        &AtomicBool::new(false),
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(recording.ended, Ended::Exhausted);
     // Real-time pacing: on a loaded machine scans may be skipped, but every
     // change must still have been seen at least once.
@@ -666,12 +673,75 @@ fn record_stops_at_its_time_limit() {
         header: Default::default(),
     };
     let mut out = Vec::new();
-    let recording = record(&mut scanner, &plan, &AtomicBool::new(false), &mut out).unwrap();
+    let recording = record(&mut scanner, None, &plan, &AtomicBool::new(false), &mut out).unwrap();
     assert_eq!(recording.ended, Ended::TimeLimit);
     assert!(recording.last_scan < 100);
     assert_eq!(recording.changes, 1);
-    let stopped = record(&mut scanner, &plan, &AtomicBool::new(true), &mut Vec::new()).unwrap();
+    let stopped = record(
+        &mut scanner,
+        None,
+        &plan,
+        &AtomicBool::new(true),
+        &mut Vec::new(),
+    )
+    .unwrap();
     assert_eq!((stopped.ended, stopped.scans), (Ended::Interrupted, 0));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn record_writes_the_clock_presses_before_the_scans_of_their_tick() {
+    use touchmove::sensors::clock_buttons::{ClockButtons, FakeButtons};
+    let dir = scratch("presses");
+    let trace = dir.join("board.trace");
+    std::fs::write(&trace, "0 0000000000000001\n60000 0000000000000003\n").unwrap();
+    let mut scanner = TraceReplay::load(&trace, "board".into()).unwrap();
+    let fake = FakeButtons::new();
+    let mut buttons = ClockButtons::new(fake.pins(), 20, "fake buttons".into());
+    let plan = RecordPlan {
+        period: std::time::Duration::from_millis(5),
+        limit: Some(std::time::Duration::from_millis(600)),
+        header: Default::default(),
+    };
+    // White presses for 150 ms, well after the start and well before the end.
+    let hand = {
+        let fake = fake.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            fake.set(shakmaty::Color::White, true);
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            fake.set(shakmaty::Color::White, false);
+        })
+    };
+    let mut out = Vec::new();
+    let recording = record(
+        &mut scanner,
+        Some(&mut buttons),
+        &plan,
+        &AtomicBool::new(false),
+        &mut out,
+    )
+    .unwrap();
+    hand.join().unwrap();
+    assert_eq!(recording.presses, 1);
+    let text = String::from_utf8(out).unwrap();
+    let parsed = touchmove::sensors::trace::parse(&text, "board.trace").unwrap();
+    let clocks: Vec<u64> = parsed
+        .records
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.record,
+                touchmove::sensors::trace::Record::Clock(shakmaty::Color::White)
+            )
+        })
+        .map(|r| r.t)
+        .collect();
+    assert_eq!(clocks.len(), 1, "{text}");
+    assert!(
+        (100..400).contains(&clocks[0]),
+        "pressed near 150 ms: {text}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

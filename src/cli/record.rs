@@ -2,6 +2,8 @@
 //!
 //! Every change is written, unfiltered, at the profile's scan rate, with the
 //! trace format's header lines filled in (`../shared/spec/trace-format.md`).
+//! A board with clock buttons (`[clock]` in its profile) has each press
+//! written as a clock record, so that the trace replays the presses too.
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,6 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::Millis;
+use crate::sensors::clock_buttons::{ButtonPress, ClockButtons};
 use crate::sensors::profile::{self, BoardProfile};
 use crate::sensors::trace::{Header, Record, TimedRecord, Trace};
 use crate::sensors::{Scan, Scanner, SensorError};
@@ -53,6 +56,8 @@ pub struct Recording {
     pub scans: u64,
     /// Scans written (the changes).
     pub changes: u64,
+    /// Clock button presses written.
+    pub presses: u64,
     /// Time of the last scan read, in ms since the start.
     pub last_scan: Millis,
     pub ended: Ended,
@@ -91,9 +96,11 @@ fn to_record(scan: Scan) -> Record {
 
 /// Reads `scanner` once a period until the limit, `stop`, or the end of its
 /// scans, writing the header and then every scan that differs from the one
-/// before (the first always) to `out`.
+/// before (the first always) to `out`; with `buttons`, each press before
+/// the scan of its tick.
 pub fn record(
     scanner: &mut dyn Scanner,
+    mut buttons: Option<&mut ClockButtons>,
     plan: &RecordPlan,
     stop: &AtomicBool,
     out: &mut dyn Write,
@@ -109,6 +116,7 @@ pub fn record(
     let mut recording = Recording {
         scans: 0,
         changes: 0,
+        presses: 0,
         last_scan: 0,
         ended: Ended::Interrupted,
     };
@@ -124,6 +132,23 @@ pub fn record(
             break;
         }
         let now = elapsed.as_millis() as Millis;
+        if let Some(buttons) = buttons.as_deref_mut() {
+            let mut presses: Vec<ButtonPress> = Vec::new();
+            match buttons.poll(now, &mut presses) {
+                Ok(()) => {}
+                // A button that cannot be read does not stop the recording
+                // of the board; the presses are missing from the trace.
+                Err(e) => eprintln!("{}: {e} at {now} ms", buttons.describe()),
+            }
+            for press in presses {
+                let line = TimedRecord {
+                    t: press.t,
+                    record: Record::Clock(press.side),
+                };
+                writeln!(out, "{line}").context("writing a clock press")?;
+                recording.presses += 1;
+            }
+        }
         match scanner.scan(now) {
             Ok(scan) => {
                 recording.scans += 1;
@@ -181,6 +206,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
         anyhow::bail!("--seconds {seconds}: expected a positive number of seconds");
     }
     let mut scanner = profile::open(&board)?;
+    let mut buttons = profile::open_clock_buttons(&board)?;
     let mut plan = RecordPlan::for_profile(&board);
     plan.limit = args.seconds.map(Duration::from_secs_f64);
     plan.header.profile = args.profile;
@@ -204,7 +230,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
             None => "until Ctrl-C".to_owned(),
         }
     );
-    let recording = record(scanner.as_mut(), &plan, &stop, &mut out)
+    let recording = record(scanner.as_mut(), buttons.as_mut(), &plan, &stop, &mut out)
         .with_context(|| format!("recording into {}", args.out.display()))?;
     out.flush()
         .with_context(|| format!("{}: could not write the trace", args.out.display()))?;
@@ -214,9 +240,10 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
         Ended::Exhausted => "the source has no more scans",
     };
     eprintln!(
-        "{} scans read, {} changes written over {} ms into {} ({why})",
+        "{} scans read, {} changes and {} clock presses written over {} ms into {} ({why})",
         recording.scans,
         recording.changes,
+        recording.presses,
         recording.last_scan,
         args.out.display()
     );
