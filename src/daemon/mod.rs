@@ -549,3 +549,49 @@ async fn wait_for_signal() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn options(config: &str) -> Options {
+        let dir = std::env::temp_dir().join(format!(
+            "touchmove-options-{}-{}",
+            std::process::id(),
+            config.len()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("sim.toml"),
+            "name = \"sim\"\nbackend = \"sim\"\nscan-rate-hz = 100\n[sim]\nseed = 1\n",
+        )
+        .unwrap();
+        let file = dir.join("touchmove.toml");
+        std::fs::write(&file, format!("[board]\nprofile = \"sim.toml\"\n{config}")).unwrap();
+        let cli = Cli::try_parse_from(["run", "--config", file.to_str().unwrap()]).unwrap();
+        let options = options_of(&cli.run).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        options
+    }
+
+    #[test]
+    fn the_journal_settings_reach_the_daemon() {
+        let infer = options("[journal]\npath = \"j.sqlite\"\n");
+        assert_eq!(infer.resumed_board, ResumedBoard::Infer);
+        assert_eq!(infer.max_missed_plies, 4, "the documented default");
+        let arbiter = options(
+            "[journal]\npath = \"j.sqlite\"\ndowntime = \"arbiter\"\nmax-missed-plies = 3\n\
+             [rules]\nstop-clocks-on-alert = true\n",
+        );
+        assert_eq!(arbiter.resumed_board, ResumedBoard::AskArbiter);
+        assert_eq!(arbiter.max_missed_plies, 3);
+        assert!(arbiter.stop_clocks_on_alert);
+    }
+}
