@@ -461,3 +461,97 @@ async fn control_needs_the_token_and_a_well_formed_body() {
     assert!(text.contains("--token-file"), "{text}");
     hall.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_alerts_stay_acknowledged_after_a_hall_restart() {
+    let broker = broker(&["b4"]);
+    let acks = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hall-acks.json");
+    let _ = std::fs::remove_file(&acks);
+    let start = |client_id: &'static str| {
+        let acks = acks.clone();
+        let url = broker.url();
+        async move {
+            hall::start(HallOptions {
+                bind: "127.0.0.1:0".parse().unwrap(),
+                password: Some(HALL_PASSWORD.into()),
+                token: Some(TOKEN.into()),
+                client_id: Some(client_id.into()),
+                acks: Some(acks),
+                ..HallOptions::new(&url, HALL)
+            })
+            .await
+            .unwrap()
+        }
+    };
+    let hall = start("hall-acks-1").await;
+    until("the hall's connection", || hall.shared.connected()).await;
+    let g = game(32, 6, "Ann", "Bob");
+    let b4 = FakeBoard::connect(&broker, HALL, "b4", 1, g.events.clone());
+    b4.online();
+    for i in 0..g.events.len() {
+        b4.event(i);
+    }
+    let at = b4.push(EventKind::IllegalMove {
+        side: Side::Black,
+        completed: true,
+        from: Some(shakmaty::Square::E8),
+        to: Some(shakmaty::Square::E6),
+        count: 1,
+        article: Some("7.5".into()),
+    });
+    b4.event(at);
+    until("the illegal move alert", || {
+        hall.registry().alerts().len() == 1
+    })
+    .await;
+    let auth = format!("Bearer {TOKEN}");
+    let (status, _, body) = request(
+        hall.addr,
+        "POST",
+        "/api/acknowledge",
+        &[("Authorization", &auth)],
+        "{\"board\": \"b4\"}",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let kept = std::fs::read_to_string(&acks).unwrap();
+    assert!(kept.contains(&format!("[\"b4\",1,{at}]")), "{kept}");
+    hall.stop().await.unwrap();
+
+    // A new hall replays the game from the board: the alert is raised
+    // again, and comes acknowledged.
+    let hall = start("hall-acks-2").await;
+    until("the hall's connection", || hall.shared.connected()).await;
+    until("b4 from its retained state", || {
+        hall.registry().has_board("b4")
+    })
+    .await;
+    let (status, _, body) = request(
+        hall.addr,
+        "POST",
+        "/api/replay",
+        &[("Authorization", &auth)],
+        "{\"board\": \"b4\", \"game\": 1}",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    until("the replayed alert", || hall.registry().alerts().len() == 1).await;
+    assert!(hall.registry().alerts()[0].acknowledged);
+    let boards = get_json(hall.addr, "/boards").await;
+    assert_eq!(boards["alerts"].as_array().unwrap().len(), 0, "{boards}");
+    hall.stop().await.unwrap();
+
+    // A damaged file is refused at start, by name.
+    std::fs::write(&acks, "{not json").unwrap();
+    let err = match hall::start(HallOptions {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        acks: Some(acks.clone()),
+        ..HallOptions::new(&broker.url(), HALL)
+    })
+    .await
+    {
+        Ok(_) => panic!("a damaged acknowledgements file is accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("hall-acks.json: line 1"), "{err}");
+}

@@ -42,6 +42,10 @@ pub struct HallArgs {
     /// is checked against (default: the system's roots).
     #[arg(long)]
     pub ca_file: Option<PathBuf>,
+    /// A file where the arbiter's acknowledgements are kept, so that a
+    /// restarted hall does not raise them again (created if missing).
+    #[arg(long, value_name = "FILE")]
+    pub acks: Option<PathBuf>,
 }
 
 /// Reads the files the arguments name.
@@ -66,6 +70,7 @@ pub fn options_of(args: &HallArgs) -> anyhow::Result<HallOptions> {
         round: args.round.clone(),
         client_id: args.client_id.clone(),
         ca_file: args.ca_file.clone(),
+        acks: args.acks.clone(),
     })
 }
 

@@ -400,6 +400,16 @@ async fn api(
             match result {
                 Ok(count) => {
                     state.shared.notify(Notice::Board(board.clone()));
+                    if let Err(e) = state.shared.save_acks() {
+                        // Taken in memory; only a restart would forget it.
+                        tracing::error!("acknowledgements not saved: {e:#}");
+                        return error(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            format!(
+                                "acknowledged, but not saved (a restart would forget it): {e:#}"
+                            ),
+                        );
+                    }
                     json_response(json!({ "board": board, "acknowledged": count }))
                 }
                 Err(e @ (AckError::UnknownBoard(_) | AckError::UnknownAlert { .. })) => {

@@ -10,12 +10,14 @@
 //!
 //! In-process (tests, benchmarks): [`start`] with [`HallOptions`] returns
 //! a [`Running`] hall with its bound address; [`Running::stop`] ends it.
+pub mod acks;
 pub mod http;
 pub mod order;
 pub mod registry;
 pub mod subscriber;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -51,7 +53,10 @@ pub struct HallOptions {
     pub client_id: Option<String>,
     /// `mqtts://` only: the CA certificates (PEM) the broker's certificate
     /// is checked against; `None`: the system's roots.
-    pub ca_file: Option<std::path::PathBuf>,
+    pub ca_file: Option<PathBuf>,
+    /// Where the arbiter's acknowledgements are kept across restarts;
+    /// `None`: in memory only.
+    pub acks: Option<PathBuf>,
 }
 
 impl HallOptions {
@@ -67,6 +72,7 @@ impl HallOptions {
             round: None,
             client_id: None,
             ca_file: None,
+            acks: None,
         }
     }
 }
@@ -100,10 +106,22 @@ pub struct Shared {
     connected: AtomicBool,
     pub round: Option<String>,
     pub token: Option<String>,
+    /// Where the arbiter's acknowledgements are kept (`--acks`).
+    pub acks: Option<PathBuf>,
 }
 
 impl Shared {
     pub fn new(hall: &str, round: Option<String>, token: Option<String>) -> Arc<Shared> {
+        Shared::with_acks(hall, round, token, None)
+    }
+
+    /// A hall that keeps the acknowledgements in `acks` (read first).
+    pub fn with_acks(
+        hall: &str,
+        round: Option<String>,
+        token: Option<String>,
+        acks: Option<PathBuf>,
+    ) -> Arc<Shared> {
         let (notices, _) = broadcast::channel(4096);
         Arc::new(Shared {
             registry: Mutex::new(Registry::new(hall)),
@@ -111,7 +129,17 @@ impl Shared {
             connected: AtomicBool::new(false),
             round,
             token,
+            acks,
         })
+    }
+
+    /// Writes the acknowledgements to the `--acks` file, if there is one.
+    pub fn save_acks(&self) -> anyhow::Result<()> {
+        let Some(path) = &self.acks else {
+            return Ok(());
+        };
+        let keys = self.registry().acknowledged_keys().clone();
+        acks::save(path, &keys)
     }
 
     /// The registry (a poisoned lock is taken over: the registry never
@@ -159,7 +187,21 @@ pub async fn start(options: HallOptions) -> anyhow::Result<Running> {
         .await
         .with_context(|| format!("cannot listen on {}", options.bind))?;
     let addr = listener.local_addr()?;
-    let shared = Shared::new(&options.hall, options.round.clone(), options.token.clone());
+    let shared = Shared::with_acks(
+        &options.hall,
+        options.round.clone(),
+        options.token.clone(),
+        options.acks.clone(),
+    );
+    if let Some(path) = &options.acks {
+        let keys = acks::load(path)?;
+        tracing::info!(
+            "{} acknowledged alerts read from {}",
+            keys.len(),
+            path.display()
+        );
+        shared.registry().remember_acknowledged(keys);
+    }
     let subscriber = subscriber::spawn(&options, &broker, Arc::clone(&shared))?;
     let app = http::router(http::HallState {
         shared: Arc::clone(&shared),

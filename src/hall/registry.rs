@@ -32,7 +32,9 @@
 //!
 //! Payloads that are not what their topic carries are counted and kept
 //! (the last [`FAULTS_KEPT`]) with the topic and the fault, never a panic.
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use super::acks::AckKey;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -146,6 +148,15 @@ pub struct Stats {
     /// Hall receive time minus the board's `wall_ms` of the last event.
     pub last_latency_ms: Option<i64>,
     pub max_latency_ms: Option<i64>,
+}
+
+/// How an alert is kept among the acknowledged: its board and its
+/// event's game and seq (an offline board is not kept).
+fn ack_key(board: &str, cause: &AlertCause) -> Option<AckKey> {
+    match cause {
+        AlertCause::Event { game, event } => Some((board.to_owned(), *game, event.seq)),
+        AlertCause::Offline => None,
+    }
 }
 
 /// The longest board-to-hall latency kept to the millisecond; longer
@@ -492,6 +503,8 @@ pub struct Registry {
     hall: String,
     boards: HashMap<String, Board>,
     delivery: Delivery,
+    /// Alerts the arbiter acknowledged, kept across restarts.
+    acknowledged: BTreeSet<AckKey>,
     next_alert: u64,
     faults: Vec<Fault>,
     fault_count: u64,
@@ -503,6 +516,7 @@ impl Registry {
         Registry {
             hall: hall.to_owned(),
             delivery: Delivery::default(),
+            acknowledged: BTreeSet::new(),
             boards: HashMap::new(),
             next_alert: 1,
             faults: Vec::new(),
@@ -608,6 +622,7 @@ impl Registry {
     }
 
     fn raise(&mut self, board: &str, cause: AlertCause, board_wall_ms: Option<u64>, now_ms: u64) {
+        let acknowledged = ack_key(board, &cause).is_some_and(|k| self.acknowledged.contains(&k));
         let id = self.next_alert;
         self.next_alert += 1;
         let b = self.board(board, now_ms);
@@ -621,9 +636,20 @@ impl Registry {
             cause,
             first_seen_ms: now_ms,
             board_wall_ms,
-            acknowledged: false,
+            acknowledged,
             active: true,
         });
+    }
+
+    /// Alerts acknowledged before (read from the hall's file at start): if
+    /// raised again, they come acknowledged.
+    pub fn remember_acknowledged(&mut self, keys: BTreeSet<AckKey>) {
+        self.acknowledged.extend(keys);
+    }
+
+    /// Every alert acknowledged, as kept in the hall's file.
+    pub fn acknowledged_keys(&self) -> &BTreeSet<AckKey> {
+        &self.acknowledged
     }
 
     fn event(&mut self, board: &str, message: EventMessage, now_ms: u64) -> Received {
@@ -855,11 +881,13 @@ impl Registry {
                     })?;
                 count += usize::from(!a.acknowledged);
                 a.acknowledged = true;
+                self.acknowledged.extend(ack_key(board, &a.cause));
             }
             None => {
                 for a in b.alerts.iter_mut().filter(|a| !a.acknowledged) {
                     a.acknowledged = true;
                     count += 1;
+                    self.acknowledged.extend(ack_key(board, &a.cause));
                 }
             }
         }
