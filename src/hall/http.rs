@@ -43,6 +43,7 @@ use super::registry::AckError;
 use super::subscriber::Publisher;
 use super::{Notice, Shared};
 use crate::outputs::control::{self, BadBody};
+use crate::outputs::http::asset;
 use crate::outputs::mqtt::wire::{self, BoardTopics, Channel, ReplayRequest};
 
 const HALL_HTML: &str = include_str!("../../web/dist/hall.html");
@@ -83,17 +84,6 @@ pub fn router(state: HallState) -> Router {
         .route("/health", get(health))
         .route("/api/{command}", post(api))
         .with_state(state)
-}
-
-fn asset(content_type: &'static str, body: &'static str) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, content_type),
-            (header::CACHE_CONTROL, "no-cache"),
-        ],
-        body,
-    )
-        .into_response()
 }
 
 fn json_response(value: Value) -> Response {
@@ -374,18 +364,12 @@ async fn api(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let Some(token) = &state.shared.token else {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            "control is disabled: no token is configured. Start the hall with --token-file FILE (a file whose first line is a secret) and send it as `Authorization: Bearer <token>`.".into(),
-        );
-    };
-    let auth = headers.get(header::AUTHORIZATION).map(|v| v.as_bytes());
-    if !control::authorised(auth, token) {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            "missing or wrong bearer token (send `Authorization: Bearer <token>`)".into(),
-        );
+    if let Err(refusal) = control::bearer_rule(
+        state.shared.token.as_deref(),
+        headers.get(header::AUTHORIZATION).map(|v| v.as_bytes()),
+        "Start the hall with --token-file FILE (a file whose first line is a secret)",
+    ) {
+        return error(StatusCode::UNAUTHORIZED, refusal);
     }
     let bad = |b: BadBody| (StatusCode::BAD_REQUEST, axum::Json(b.to_json())).into_response();
     match command.as_str() {

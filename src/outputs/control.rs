@@ -137,6 +137,22 @@ pub fn authorised(header: Option<&[u8]>, token: &str) -> bool {
     constant_time_eq(given.trim_ascii(), token.as_bytes())
 }
 
+/// The bearer-token rule of every control endpoint, the daemon's and the
+/// hall's: without a configured token control is disabled (never open);
+/// with one, the `Authorization` header must carry it. `Err`: the sentence
+/// of the 401 answer; `enable` says how to configure a token.
+pub fn bearer_rule(token: Option<&str>, header: Option<&[u8]>, enable: &str) -> Result<(), String> {
+    let Some(token) = token else {
+        return Err(format!(
+            "control is disabled: no token is configured. {enable}, and send it as `Authorization: Bearer <token>`."
+        ));
+    };
+    if !authorised(header, token) {
+        return Err("missing or wrong bearer token (send `Authorization: Bearer <token>`)".into());
+    }
+    Ok(())
+}
+
 fn object(body: &[u8]) -> Result<Map<String, Value>, BadBody> {
     let text = if body.iter().all(u8::is_ascii_whitespace) {
         b"{}".as_slice()

@@ -77,7 +77,8 @@ fn page(html: &'static str) -> Response {
     asset("text/html; charset=utf-8", html)
 }
 
-fn asset(content_type: &'static str, body: &'static str) -> Response {
+/// An embedded file of the web pages, revalidated on each load.
+pub(crate) fn asset(content_type: &'static str, body: &'static str) -> Response {
     (
         [
             (header::CONTENT_TYPE, content_type),
@@ -227,18 +228,12 @@ async fn api(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let Some(token) = &state.control.token else {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            json!({ "error": "control is disabled: no token is configured. Set `token-file` in the [http] section of the configuration (or pass --token-file) to a file holding a secret, and send it as `Authorization: Bearer <token>`." }),
-        );
-    };
-    let auth = headers.get(header::AUTHORIZATION).map(|v| v.as_bytes());
-    if !control::authorised(auth, token) {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            json!({ "error": "missing or wrong bearer token (send `Authorization: Bearer <token>`)" }),
-        );
+    if let Err(refusal) = control::bearer_rule(
+        state.control.token.as_deref(),
+        headers.get(header::AUTHORIZATION).map(|v| v.as_bytes()),
+        "Set `token-file` in the [http] section of the configuration (or pass --token-file) to a file holding a secret",
+    ) {
+        return error(StatusCode::UNAUTHORIZED, json!({ "error": refusal }));
     }
     let command = match control::parse(&command, &body) {
         None => {
