@@ -599,10 +599,9 @@ impl Session {
         note: Option<String>,
         out: &mut Vec<Event>,
     ) -> Result<(), RulingRefused> {
-        self.advance(t, out);
-        self.inference.reinstate(t, ply, irregularity, note)?;
-        self.after_ruling(t, "reinstated", out);
-        Ok(())
+        self.rule(t, "reinstated", out, |inference| {
+            inference.reinstate(t, ply, irregularity, note)
+        })
     }
 
     /// The arbiter accepts moves the sensors did not read (UCI, in order).
@@ -613,10 +612,9 @@ impl Session {
         note: Option<String>,
         out: &mut Vec<Event>,
     ) -> Result<(), RulingRefused> {
-        self.advance(t, out);
-        self.inference.accept_moves(t, moves, note)?;
-        self.after_ruling(t, "accepted", out);
-        Ok(())
+        self.rule(t, "accepted", out, |inference| {
+            inference.accept_moves(t, moves, note)
+        })
     }
 
     /// The arbiter accepts candidate line `index` of the last `displaced` event.
@@ -627,10 +625,9 @@ impl Session {
         note: Option<String>,
         out: &mut Vec<Event>,
     ) -> Result<(), RulingRefused> {
-        self.advance(t, out);
-        self.inference.accept_candidate(t, index, note)?;
-        self.after_ruling(t, "accepted", out);
-        Ok(())
+        self.rule(t, "accepted", out, |inference| {
+            inference.accept_candidate(t, index, note)
+        })
     }
 
     /// The arbiter accepts the position `fen`, reached by moves the sensors
@@ -642,9 +639,24 @@ impl Session {
         note: Option<String>,
         out: &mut Vec<Event>,
     ) -> Result<(), RulingRefused> {
+        self.rule(t, "accepted", out, |inference| {
+            inference.accept_position(t, fen, note)
+        })
+    }
+
+    /// Carries out a ruling at `t`: time first reaches `t`, then the
+    /// inference rules, then its events are collected and the clock
+    /// follows the side to move.
+    fn rule(
+        &mut self,
+        t: Millis,
+        reason: &str,
+        out: &mut Vec<Event>,
+        ruling: impl FnOnce(&mut Inference) -> Result<(), RulingRefused>,
+    ) -> Result<(), RulingRefused> {
         self.advance(t, out);
-        self.inference.accept_position(t, fen, note)?;
-        self.after_ruling(t, "accepted", out);
+        ruling(&mut self.inference)?;
+        self.after_ruling(t, reason, out);
         Ok(())
     }
 

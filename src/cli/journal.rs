@@ -9,8 +9,7 @@ use clap::{Args, Subcommand};
 use crate::events::{Event, EventKind};
 use crate::game::{Game, Start};
 use crate::outputs::journal::{GameId, GameMeta, Journal, wall_clock_now};
-use crate::sensors::Scan;
-use crate::sensors::trace::{self, Record};
+use crate::sensors::trace;
 use crate::session::Session;
 
 /// Arguments of `touchmove journal`.
@@ -250,18 +249,9 @@ fn write_trace(db: &Path, args: &WriteTraceArgs) -> anyhow::Result<()> {
     let mut events = Vec::new();
     for (i, record) in trace.records.iter().enumerate() {
         verify_restore(&journal, &mut resume, &session)?;
-        let t = record.t;
         events.clear();
-        match &record.record {
-            Record::Occupancy(bb) => session
-                .scan(t, &Scan::Occupancy(*bb), &mut events)
-                .with_context(|| format!("{file}: record {}", i + 1))?,
-            Record::Hall(values) => session
-                .scan(t, &Scan::Analog(values.clone()), &mut events)
-                .with_context(|| format!("{file}: record {} (hall)", i + 1))?,
-            Record::Clock(side) => session.clock_button(t, *side, &mut events),
-            Record::Promote(role) => session.promote(t, *role, &mut events),
-        }
+        crate::cli::replay::apply(&mut session, record, &mut events)
+            .with_context(|| format!("{file}: record {}", i + 1))?;
         for e in &events {
             journal_event(
                 &mut journal,

@@ -7,12 +7,12 @@ use clap::Args;
 use crate::Millis;
 use crate::clock::TimeControl;
 use crate::events::Event;
-use crate::filter::Classify;
+use crate::filter::{Classify, FilterError};
 use crate::game::pgn::{self, Tags};
 use crate::game::{Profile, Start};
 use crate::inference::{Completion, InferenceConfig};
 use crate::sensors::Scan;
-use crate::sensors::trace::{self, Record, Trace};
+use crate::sensors::trace::{self, Record, TimedRecord, Trace};
 use crate::session::{Session, SessionConfig};
 
 /// Arguments of `touchmove replay`.
@@ -147,22 +147,29 @@ pub fn session_for(
 pub fn drive(session: &mut Session, trace: &Trace, file: &str) -> anyhow::Result<Vec<Event>> {
     let mut events = Vec::new();
     for (i, record) in trace.records.iter().enumerate() {
-        let t = record.t;
-        match &record.record {
-            Record::Occupancy(bb) => session
-                .scan(t, &Scan::Occupancy(*bb), &mut events)
-                .with_context(|| format!("{file}: record {}", i + 1))?,
-            Record::Hall(values) => session
-                .scan(t, &Scan::Analog(values.clone()), &mut events)
-                .with_context(|| format!("{file}: record {} (hall)", i + 1))?,
-            Record::Clock(side) => session.clock_button(t, *side, &mut events),
-            Record::Promote(role) => session.promote(t, *role, &mut events),
-        }
+        apply(session, record, &mut events).with_context(|| format!("{file}: record {}", i + 1))?;
     }
     while let Some(deadline) = session.next_board_deadline() {
         session.advance(deadline, &mut events);
     }
     Ok(events)
+}
+
+/// Hands one trace record to the session at its time: a scan, a clock
+/// press or a promotion choice.
+pub fn apply(
+    session: &mut Session,
+    record: &TimedRecord,
+    events: &mut Vec<Event>,
+) -> Result<(), FilterError> {
+    let t = record.t;
+    match &record.record {
+        Record::Occupancy(bb) => session.scan(t, &Scan::Occupancy(*bb), events)?,
+        Record::Hall(values) => session.scan(t, &Scan::Analog(values.clone()), events)?,
+        Record::Clock(side) => session.clock_button(t, *side, events),
+        Record::Promote(role) => session.promote(t, *role, events),
+    }
+    Ok(())
 }
 
 /// Replays a trace file as `touchmove replay` does.

@@ -12,8 +12,7 @@ use tokio::time::Instant;
 use crate::Millis;
 use crate::events::Event;
 use crate::outputs::feed::Feed;
-use crate::sensors::Scan;
-use crate::sensors::trace::{Record, Trace};
+use crate::sensors::trace::Trace;
 use crate::session::Session;
 
 /// Plays `trace` through `session` from `origin`, `speed` times faster than
@@ -47,16 +46,8 @@ pub async fn play(
         tokio::time::sleep_until(at(t)).await;
         if next_record == Some(t) {
             let (i, record) = records.next().expect("peeked");
-            match &record.record {
-                Record::Occupancy(bb) => session
-                    .scan(t, &Scan::Occupancy(*bb), &mut out)
-                    .map_err(|e| anyhow::anyhow!("record {}: {e}", i + 1))?,
-                Record::Hall(values) => session
-                    .scan(t, &Scan::Analog(values.clone()), &mut out)
-                    .map_err(|e| anyhow::anyhow!("record {}: {e}", i + 1))?,
-                Record::Clock(side) => session.clock_button(t, *side, &mut out),
-                Record::Promote(role) => session.promote(t, *role, &mut out),
-            }
+            crate::cli::replay::apply(&mut session, record, &mut out)
+                .map_err(|e| anyhow::anyhow!("record {}: {e}", i + 1))?;
         } else {
             session.advance(t, &mut out);
         }
