@@ -10,10 +10,12 @@ pub mod arbiter;
 pub mod board_math;
 mod choose;
 mod explain;
+mod hypotheses;
 pub mod missed;
 mod press;
 mod promotion;
 pub mod touch;
+mod two_hands;
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 
@@ -61,6 +63,11 @@ pub struct InferenceConfig {
     pub promotion_wait_ms: Millis,
     /// The longest run of plies the missed-move search tries.
     pub max_missed_plies: usize,
+    /// A piece off its square for less than this and back on it was
+    /// brushed or straightened, not lifted: no touch (Article 4.3 punishes
+    /// a deliberate touch; the quickest deliberate lift-and-return takes
+    /// longer than a hand brushing past).
+    pub nudge_ms: Millis,
     /// What a resumed game does with a board that is not its position.
     pub resumed_board: ResumedBoard,
 }
@@ -86,6 +93,7 @@ impl Default for InferenceConfig {
             completion: Completion::ClockPress,
             promotion_wait_ms: 1500,
             max_missed_plies: 6,
+            nudge_ms: 120,
             resumed_board: ResumedBoard::Infer,
         }
     }
@@ -131,6 +139,8 @@ struct TurnHands {
     /// changed at all (lifted, placed, flickered).
     lifted_at: [Option<Millis>; 64],
     active_at: [Option<Millis>; 64],
+    /// Per square: when a piece was last set down on it.
+    placed_at: [Option<Millis>; 64],
 }
 
 impl Default for TurnHands {
@@ -143,6 +153,7 @@ impl Default for TurnHands {
             flicker_at: [None; 64],
             lifted_at: [None; 64],
             active_at: [None; 64],
+            placed_at: [None; 64],
         }
     }
 }
@@ -192,6 +203,9 @@ pub struct Inference {
     /// The candidate lines the last `displaced` event listed (the
     /// arbiter may accept one).
     listed_candidates: Vec<String>,
+    /// Moves the sensors did not read that several lines of plies explain:
+    /// kept until the board tells which.
+    pending: Option<hypotheses::Pending>,
     /// Resumed and the board not read yet: the first reading may show a
     /// move in the making or moves made meanwhile.
     resumed: bool,
@@ -222,6 +236,7 @@ impl Inference {
             adjusting: false,
             alert: Alert::None,
             listed_candidates: Vec::new(),
+            pending: None,
             resumed: false,
             out: Vec::new(),
         }
@@ -377,6 +392,11 @@ impl Inference {
         let sq = c.square;
         match c.change {
             Change::Lifted => {
+                if self.stable.contains(sq) {
+                    // Two hands (1.1): the next mover lifting a piece
+                    // while the last move's piece settles made that move.
+                    self.next_mover_lifts(c.t, sq);
+                }
                 self.board.discard(sq);
                 if let Some(w) = &mut self.white {
                     w.discard(sq);
@@ -387,7 +407,11 @@ impl Inference {
             }
             Change::Placed(colour) => {
                 self.board.add(sq);
+                if self.stable.contains(sq) {
+                    self.put_back(c.t, sq);
+                }
                 self.turn.active_at[sq as usize] = Some(c.t);
+                self.turn.placed_at[sq as usize] = Some(c.t);
                 if let Some(w) = &mut self.white {
                     w.set(sq, colour == Some(Color::White));
                 }
@@ -436,6 +460,7 @@ impl Inference {
                     square: sq,
                     piece,
                     with: with.without(sq),
+                    at: t,
                 });
             }
         }
@@ -491,13 +516,7 @@ impl Inference {
     /// The board has stood still for the settle time: conclude.
     fn evaluate(&mut self, t: Millis) {
         let board = self.board;
-        let changed = board != self.stable || self.lifted_since_stable.any();
-        let placed = board & (self.lifted_since_stable | !self.stable);
-        for sq in placed {
-            self.emit(t, EventKind::PiecePlaced { square: sq });
-        }
-        self.stable = board;
-        self.lifted_since_stable = Bitboard::EMPTY;
+        let changed = self.settle_placed(t);
         self.last_change = None;
         let jump = std::mem::take(&mut self.jump);
         // Set again below if the board is still unexplained.
@@ -547,6 +566,10 @@ impl Inference {
             return;
         }
         self.promotion = None;
+        if let Some(made) = self.made_under_lifts(board, two_hands::Hands::NextMoversPieces) {
+            self.make_under_lifts(t, made);
+            return;
+        }
         if self.in_progress(board) {
             return;
         }
@@ -581,6 +604,20 @@ impl Inference {
             }
         }
         self.unexplained(t, board);
+    }
+
+    /// The pieces on the board stand: `piece_placed` for each square
+    /// reached since the last settle. Returns whether anything changed.
+    fn settle_placed(&mut self, t: Millis) -> bool {
+        let board = self.board;
+        let changed = board != self.stable || self.lifted_since_stable.any();
+        let placed = board & (self.lifted_since_stable | !self.stable);
+        for sq in placed {
+            self.emit(t, EventKind::PiecePlaced { square: sq });
+        }
+        self.stable = board;
+        self.lifted_since_stable = Bitboard::EMPTY;
+        changed
     }
 
     fn new_game(&mut self, t: Millis) {

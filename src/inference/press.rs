@@ -7,6 +7,21 @@ use super::*;
 impl Inference {
     /// `side` pressed the clock.
     pub fn clock_press(&mut self, t: Millis, side: Color) -> PressMeaning {
+        // Two hands (1.1): the mover's hand is on the clock, so pieces
+        // lifted since his move's last piece was set down are the next
+        // mover's; the move was made (4.6) and the press completes it.
+        if self.started
+            && !self.game.is_over()
+            && self.awaiting_press.is_none()
+            && self.pending.is_none()
+            && side == self.game.turn()
+            && matches!(self.alert, Alert::None | Alert::Illegal { .. })
+            && let Some(made) =
+                self.made_under_lifts(self.board, super::two_hands::Hands::AnyAfterRelease)
+        {
+            self.settle_placed(t);
+            self.make_under_lifts(t, made);
+        }
         // The hand is on the clock: whatever stands on the board is released.
         if self.last_change.is_some() {
             self.evaluate(t);

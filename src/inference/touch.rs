@@ -12,6 +12,8 @@ pub struct Touch {
     /// Squares whose pieces were off the board when this one was lifted:
     /// pieces touched together.
     pub with: Bitboard,
+    /// When the piece was lifted.
+    pub at: crate::Millis,
 }
 
 /// A broken obligation.

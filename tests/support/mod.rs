@@ -169,6 +169,26 @@ impl Hands {
         self.wait(600)
     }
 
+    /// Lifts the piece on `square`, then `ms` pass.
+    pub fn lift_then(&mut self, square: &str, ms: u64) -> &mut Hands {
+        self.occ.discard(Self::sq(square));
+        self.push(touchmove::sensors::trace::Record::Occupancy(self.occ));
+        self.wait(ms)
+    }
+
+    /// Sets a piece down on `square`, then `ms` pass.
+    pub fn place_then(&mut self, square: &str, ms: u64) -> &mut Hands {
+        self.occ.add(Self::sq(square));
+        self.push(touchmove::sensors::trace::Record::Occupancy(self.occ));
+        self.wait(ms)
+    }
+
+    /// Presses `side`'s clock, then `ms` pass.
+    pub fn clock_then(&mut self, side: shakmaty::Color, ms: u64) -> &mut Hands {
+        self.push(touchmove::sensors::trace::Record::Clock(side));
+        self.wait(ms)
+    }
+
     /// Lift from one square and place on another (a carried piece).
     pub fn carry(&mut self, from: &str, to: &str) -> &mut Hands {
         self.lift(from).place(to)

@@ -1,0 +1,96 @@
+//! Two hands on the board (Article 1.1): the next mover lifts a piece
+//! before the clock press, even before the last move's piece has settled;
+//! and pieces brushed for a moment are not touched (4.3).
+mod support;
+
+use shakmaty::Color::{Black, White};
+use support::{Hands, alerts, kinds, played_uci};
+
+#[test]
+fn the_next_mover_grabs_within_the_settle_time_before_the_press() {
+    let mut h = Hands::new(None, "fide-blitz");
+    h.wait(1000).lift_then("e2", 200).place_then("e4", 100);
+    // Black's hand is on e7 100 ms after White released e4; White presses 50 ms later.
+    h.lift_then("e7", 50).clock_then(White, 250);
+    h.place_then("e5", 120).clock_then(Black, 1000);
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        ["e2e4", "e7e5"],
+        "{:?}",
+        kinds(&out.events)
+    );
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}
+
+#[test]
+fn the_next_mover_captures_the_piece_just_moved_before_the_press() {
+    // 1. e4 d5 2. exd5 Qxd5 with Black's hand on d5 before White's press.
+    let mut h = Hands::new(
+        Some("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("e4", 100)
+        .lift_then("d5", 60)
+        .place_then("d5", 130);
+    // Black lifts the white pawn on d5 to capture it; then White presses.
+    h.lift_then("d5", 80).clock_then(White, 100);
+    h.lift_then("d8", 200)
+        .place_then("d5", 150)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        ["e4d5", "d8d5"],
+        "{:?}",
+        kinds(&out.events)
+    );
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}
+
+#[test]
+fn an_early_grab_before_the_release_is_the_next_movers_hand() {
+    let mut h = Hands::new(None, "fide-blitz");
+    h.wait(1000).lift_then("g1", 150);
+    // Black's hand reaches g8 while White's knight is still in the air.
+    h.lift_then("g8", 40)
+        .place_then("f3", 300)
+        .clock_then(White, 200);
+    h.place_then("f6", 400).clock_then(Black, 1000);
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        ["g1f3", "g8f6"],
+        "{:?}",
+        kinds(&out.events)
+    );
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}
+
+#[test]
+fn a_brushed_piece_is_not_a_touch() {
+    let mut h = Hands::new(None, "fide-standard");
+    // White brushes the d2 pawn (60 ms off its square), then plays e4.
+    h.wait(1000).lift_then("d2", 60).place_then("d2", 900);
+    h.carry("e2", "e4").clock(White);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e2e4"]);
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}
+
+#[test]
+fn a_lift_that_lasts_is_still_a_touch() {
+    let mut h = Hands::new(None, "fide-standard");
+    h.wait(1000).lift_then("d2", 300).place_then("d2", 900);
+    h.carry("e2", "e4").clock(White);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e2e4"]);
+    assert_eq!(
+        kinds(&out.events)
+            .iter()
+            .filter(|k| **k == "touch_move")
+            .count(),
+        1
+    );
+}
