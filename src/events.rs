@@ -74,6 +74,10 @@ pub enum EventKind {
         san: String,
         uci: String,
         fen: String,
+        /// Extension: the sensors did not see this move made; the board
+        /// showed its position later and legal play explains it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        inferred: bool,
     },
     /// The mover pressed the clock after a legal move (6.7), or the move
     /// ended the game.
@@ -113,6 +117,12 @@ pub enum EventKind {
     },
     /// The board matches the game position again.
     Restored { fen: String },
+    /// Extension: moves the sensors did not read that several lines of
+    /// legal plies explain; each line (UCI, space-separated) is still open
+    /// and the hands' later moves will tell which. An empty list: the
+    /// question is closed (the `move` events of the line that remained
+    /// follow, or the board was explained otherwise).
+    Candidates { lines: Vec<String> },
     /// Moves were taken back.
     Takeback { ply: usize, fen: String },
     /// A pawn stands on the last rank and the new piece is not yet known.
@@ -186,6 +196,7 @@ impl EventKind {
             EventKind::TouchMove { .. } => "touch_move",
             EventKind::Displaced { .. } => "displaced",
             EventKind::Restored { .. } => "restored",
+            EventKind::Candidates { .. } => "candidates",
             EventKind::Takeback { .. } => "takeback",
             EventKind::PromotionPending { .. } => "promotion_pending",
             EventKind::Clock { .. } => "clock",
@@ -345,6 +356,7 @@ mod tests {
                 san: "e4".into(),
                 uci: "e2e4".into(),
                 fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+                inferred: false,
             },
         };
         let json = e.to_json();

@@ -426,6 +426,11 @@ impl Session {
 
     fn collect(&mut self, out: &mut Vec<Event>) {
         let events: Vec<(Millis, EventKind)> = self.inference.drain().collect();
+        let inferred_at = events
+            .iter()
+            .filter(|(_, k)| matches!(k, EventKind::Move { inferred: true, .. }))
+            .map(|(t, _)| *t)
+            .last();
         for (t, kind) in events {
             let started = matches!(kind, EventKind::GameStarted { .. });
             if started {
@@ -448,6 +453,25 @@ impl Session {
                 self.finish_clock_if_over(t, out);
             }
             self.sync_alert_pause(t, out);
+        }
+        if let Some(t) = inferred_at {
+            self.follow_inferred_moves(t, out);
+        }
+    }
+
+    /// Moves recorded without being seen made were never pressed: the
+    /// clock runs for the side to move after them (6.7; 6.13 leaves any
+    /// correction of the times to the arbiter).
+    fn follow_inferred_moves(&mut self, t: Millis, out: &mut Vec<Event>) {
+        let turn = self.inference.game().turn();
+        if self.inference.game().is_over() || self.inference.awaiting_press().is_some() {
+            return;
+        }
+        if let Some(clock) = &mut self.clock
+            && clock.state(t).turn.is_some_and(|side| side != turn)
+            && clock.set_turn(t, turn, "moves inferred").is_ok()
+        {
+            self.clock_event(t, "turn", out);
         }
     }
 

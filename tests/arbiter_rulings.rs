@@ -195,10 +195,10 @@ fn the_arbiter_accepts_one_of_the_listed_candidates() {
         .iter()
         .rev()
         .find_map(|e| match &e.kind {
-            EventKind::Displaced { candidates, .. } => Some(candidates.clone()),
+            EventKind::Candidates { lines } => Some(lines.clone()),
             _ => None,
         })
-        .expect("the board is reported displaced");
+        .expect("the open candidates are announced");
     assert_eq!(candidates.len(), 4, "{candidates:?}");
     let rook = candidates
         .iter()
@@ -219,11 +219,11 @@ fn the_arbiter_accepts_one_of_the_listed_candidates() {
         kinds,
         [
             "arbiter_decision",
+            "candidates",
             "move",
             "move_completed",
             "move",
             "move_completed",
-            "restored"
         ],
         "{ruling:?}"
     );

@@ -182,7 +182,7 @@ impl Inference {
         note: Option<String>,
     ) -> Result<(), RulingRefused> {
         self.ruling_allowed()?;
-        let listed = if matches!(self.alert, Alert::Displaced(_)) {
+        let listed = if matches!(self.alert, Alert::Displaced(_)) || self.has_open_lines() {
             self.listed_candidates.clone()
         } else {
             Vec::new()
@@ -261,6 +261,7 @@ impl Inference {
                 note,
             },
         );
+        self.drop_open_lines(t);
         // A move in the making is not part of the ruling.
         if let Some(ply) = self.awaiting_press.take() {
             self.emit(t, EventKind::MoveCompleted { ply });

@@ -103,48 +103,61 @@ impl Inference {
     /// its rook when castling, a pawn on the en passant square before the
     /// captured pawn is taken away).
     pub(super) fn in_progress(&self, board: Bitboard) -> bool {
-        let pos = self.game.position();
-        let expected = pos.board().occupied();
-        let missing = expected & !board;
-        let extra = board & !expected;
-        if extra.is_empty() {
-            return missing.into_iter().all(|sq| {
-                pos.board()
-                    .color_at(sq)
-                    .is_some_and(|c| touch::lift_explained(pos, sq, c))
-            });
-        }
-        let diff = board ^ expected;
-        pos.legal_moves().iter().any(|m| {
-            let arrivals = occupancy_after(pos, m) & !expected;
-            (diff & !involved(pos, m)).is_empty() && (extra & !arrivals).is_empty()
-        })
+        in_progress_at(self.game.position(), board)
     }
 
+    /// The board jumped (several squares changed unseen): the moves made
+    /// meanwhile. One line is adopted; several (or one line while a move
+    /// in progress also explains the board) are kept as hypotheses.
     pub(super) fn explain_jump(&mut self, t: Millis, board: Bitboard) -> bool {
-        self.explain_jump_within(t, board, self.config.max_missed_plies)
+        self.explain_within(t, board, self.config.max_missed_plies)
     }
 
-    pub(super) fn explain_jump_within(
-        &mut self,
-        t: Millis,
-        board: Bitboard,
-        max_plies: usize,
-    ) -> bool {
+    /// [`Inference::explain_jump`] with at most `max_plies`.
+    pub(super) fn explain_within(&mut self, t: Millis, board: Bitboard, max_plies: usize) -> bool {
         let pos = self.game.position().clone();
-        match missed::search(&pos, board, self.white, max_plies) {
-            missed::Explanation::Unique(plies) => {
-                self.adopt(t, plies);
-                true
-            }
-            missed::Explanation::Ambiguous(lines) => {
-                let candidates = self.lines_uci(&lines);
-                let expected = pos.board().occupied();
-                self.displaced(t, (board ^ expected).into_iter().collect(), candidates);
-                true
-            }
-            missed::Explanation::None => false,
+        let mut lines = match missed::search(&pos, board, self.white, max_plies) {
+            missed::Explanation::Unique(line) => vec![line],
+            missed::Explanation::Ambiguous(lines) => lines,
+            missed::Explanation::None => return false,
+        };
+        if in_progress_at(&pos, board) {
+            // Nothing missed, a hand at work: also a hypothesis.
+            lines.push(Vec::new());
         }
+        self.hypothesise(t, lines);
+        true
+    }
+
+    /// Never stuck: the board, after an alert, shows a position that a
+    /// move of the hands or a short line of legal plies (no roaming: the
+    /// hands were seen) explains. The line is recorded, the alert closed.
+    pub(super) fn resync(&mut self, t: Millis, board: Bitboard) -> bool {
+        let cands = self.candidates(board, false);
+        if let Some(m) = self.pick(&cands) {
+            if m.is_promotion() {
+                self.promotion_on_board(t, &m);
+                return true;
+            }
+            self.turn.touches.clear();
+            self.make_move(t, m);
+            self.restored(t);
+            return true;
+        }
+        let pos = self.game.position().clone();
+        let lines = match missed::search_with(
+            &pos,
+            board,
+            self.white,
+            self.config.max_missed_plies,
+            missed::Roam::Never,
+        ) {
+            missed::Explanation::Unique(line) => vec![line],
+            missed::Explanation::Ambiguous(lines) => lines,
+            missed::Explanation::None => return false,
+        };
+        self.hypothesise(t, lines);
+        true
     }
 
     /// Lines of plies as the `candidates` of a `displaced` event: UCI,
@@ -175,8 +188,9 @@ impl Inference {
     }
 
     /// Records plies the sensors missed, each made and completed at `t`
-    /// (later plies were made after them).
+    /// (later plies were made after them), marked as inferred.
     pub(super) fn adopt(&mut self, t: Millis, plies: Vec<Move>) {
+        self.inferring = true;
         for m in plies {
             self.turn = TurnHands::default();
             self.make_move(t, m);
@@ -187,6 +201,7 @@ impl Inference {
                 break;
             }
         }
+        self.inferring = false;
     }
 
     /// Nothing explains the board: an illegal move if the player having
@@ -224,4 +239,24 @@ impl Inference {
         }
         self.displaced(t, (board ^ expected).into_iter().collect(), Vec::new());
     }
+}
+
+/// Whether a move in progress in `pos` explains `board` (see
+/// [`Inference::in_progress`]).
+pub(super) fn in_progress_at(pos: &Chess, board: Bitboard) -> bool {
+    let expected = pos.board().occupied();
+    let missing = expected & !board;
+    let extra = board & !expected;
+    if extra.is_empty() {
+        return missing.into_iter().all(|sq| {
+            pos.board()
+                .color_at(sq)
+                .is_some_and(|c| touch::lift_explained(pos, sq, c))
+        });
+    }
+    let diff = board ^ expected;
+    pos.legal_moves().iter().any(|m| {
+        let arrivals = occupancy_after(pos, m) & !expected;
+        (diff & !involved(pos, m)).is_empty() && (extra & !arrivals).is_empty()
+    })
 }

@@ -1,11 +1,279 @@
 //! Moves the sensors did not read, when several lines of legal plies
-//! explain the board: all are kept, the hands' later actions are read
-//! under each, and the lines the board contradicts are dropped.
+//! explain the board: all are kept (at most [`MAX_LINES`]), the board's
+//! later states are read under each, and the lines it contradicts are
+//! dropped. Plies every line shares are recorded at once; the rest once
+//! one line remains. While several remain, a `candidates` event names them.
+use shakmaty::Role;
+
+use crate::game::repetition::PositionKey;
+
 use super::*;
+
+/// The most lines kept open at once.
+pub const MAX_LINES: usize = 64;
+
+/// Plies the board may reveal at one settle beyond a line's position.
+const EXTEND_PLIES: usize = 2;
+
+/// One explanation: plies from the recorded position.
+#[derive(Debug, Clone)]
+pub(super) struct Line {
+    pub plies: Vec<Move>,
+    /// The last ply was a move of the hands read at the latest settle, not
+    /// a ply the sensors missed.
+    pub seen_last: bool,
+}
 
 /// Lines of plies from the recorded position, each leading to a position
 /// the board may show.
 #[derive(Debug, Clone)]
 pub(super) struct Pending {
-    pub lines: Vec<Vec<Move>>,
+    pub lines: Vec<Line>,
+    /// The UCI lines last announced in a `candidates` event.
+    announced: Vec<String>,
+}
+
+impl Inference {
+    /// Several lines (or one, with a move in progress also possible)
+    /// explain the board: record what is certain, keep the rest open.
+    pub(super) fn hypothesise(&mut self, t: Millis, lines: Vec<Vec<Move>>) {
+        let lines = lines
+            .into_iter()
+            .map(|plies| Line {
+                plies,
+                seen_last: false,
+            })
+            .collect();
+        self.turn = TurnHands::default();
+        self.settle_lines(
+            t,
+            Pending {
+                lines,
+                announced: Vec::new(),
+            },
+        );
+    }
+
+    /// The board settled while lines are open: extends or drops each.
+    /// False when no line explains the board any more (the caller goes on
+    /// as if the board had jumped).
+    pub(super) fn judge_hypotheses(
+        &mut self,
+        t: Millis,
+        board: Bitboard,
+        pending: Pending,
+    ) -> bool {
+        let base = self.game.position().clone();
+        let mut next: Vec<Line> = Vec::new();
+        for line in pending.lines {
+            let pos = play_line(&base, &line.plies);
+            if pos.board().occupied() == board
+                && self.white.is_none_or(|w| w == pos.board().white())
+            {
+                next.push(Line {
+                    seen_last: false,
+                    ..line
+                });
+                continue;
+            }
+            if pos.is_game_over() {
+                continue;
+            }
+            let moves: Vec<Move> = pos
+                .legal_moves()
+                .into_iter()
+                .filter(|m| occupancy_after(&pos, m) == board)
+                .filter(|m| {
+                    self.white
+                        .is_none_or(|w| colours_after(&pos, m).0 == w || m.is_promotion())
+                })
+                .collect();
+            if !moves.is_empty() {
+                for m in moves {
+                    let mut plies = line.plies.clone();
+                    plies.push(m);
+                    next.push(Line {
+                        plies,
+                        seen_last: true,
+                    });
+                }
+                continue;
+            }
+            if explain::in_progress_at(&pos, board) {
+                next.push(Line {
+                    seen_last: false,
+                    ..line
+                });
+                continue;
+            }
+            let found = match missed::search_with(
+                &pos,
+                board,
+                self.white,
+                EXTEND_PLIES,
+                missed::Roam::Never,
+            ) {
+                missed::Explanation::Unique(more) => vec![more],
+                missed::Explanation::Ambiguous(more) => more,
+                missed::Explanation::None => Vec::new(),
+            };
+            for more in found {
+                let mut plies = line.plies.clone();
+                plies.extend(more);
+                next.push(Line {
+                    plies,
+                    seen_last: false,
+                });
+            }
+        }
+        if next.is_empty() {
+            self.close_candidates(t, &pending.announced);
+            return false;
+        }
+        self.settle_lines(
+            t,
+            Pending {
+                lines: next,
+                announced: pending.announced,
+            },
+        );
+        true
+    }
+
+    /// A promotion choice while lines are open keeps the lines whose last
+    /// promotion made that piece (lines without a promotion stay).
+    pub(super) fn promotion_named(&mut self, t: Millis, role: Role) -> bool {
+        let Some(mut pending) = self.pending.take() else {
+            return false;
+        };
+        let promoted = |line: &Line| line.plies.iter().rev().find_map(|m| m.promotion());
+        if pending.lines.iter().any(|l| promoted(l).is_some()) {
+            pending
+                .lines
+                .retain(|l| promoted(l).is_none_or(|r| r == role));
+        }
+        if pending.lines.is_empty() {
+            return true;
+        }
+        self.settle_lines(t, pending);
+        true
+    }
+
+    /// Records the plies every line shares, then the whole line when one
+    /// remains; else keeps them open and announces them.
+    fn settle_lines(&mut self, t: Millis, mut pending: Pending) {
+        dedupe(&self.game.position().clone(), &mut pending.lines);
+        pending.lines.truncate(MAX_LINES);
+        let shared = shared_prefix(&pending.lines);
+        let alone = pending.lines.len() == 1;
+        if shared > 0 && !alone {
+            let plies: Vec<Move> = pending.lines[0].plies[..shared].to_vec();
+            for line in &mut pending.lines {
+                line.plies.drain(..shared);
+            }
+            self.adopt(t, plies);
+        }
+        if alone {
+            let line = pending.lines.swap_remove(0);
+            self.close_candidates(t, &pending.announced);
+            self.resolve(t, line);
+            return;
+        }
+        let lines = self.lines_uci(
+            &pending
+                .lines
+                .iter()
+                .map(|l| l.plies.clone())
+                .collect::<Vec<_>>(),
+        );
+        if lines != pending.announced {
+            self.listed_candidates = lines.clone();
+            self.emit(
+                t,
+                EventKind::Candidates {
+                    lines: lines.clone(),
+                },
+            );
+            pending.announced = lines;
+        }
+        self.pending = Some(pending);
+    }
+
+    /// Whether lines are open.
+    pub(super) fn has_open_lines(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// The arbiter rules: the open lines are closed.
+    pub(super) fn drop_open_lines(&mut self, t: Millis) {
+        if let Some(pending) = self.pending.take() {
+            self.close_candidates(t, &pending.announced);
+        }
+    }
+
+    fn close_candidates(&mut self, t: Millis, announced: &[String]) {
+        if !announced.is_empty() {
+            self.emit(t, EventKind::Candidates { lines: Vec::new() });
+        }
+    }
+
+    /// One line remains: its missed plies are recorded as inferred, a last
+    /// ply the hands were seen making as a move made (awaiting the press).
+    fn resolve(&mut self, t: Millis, line: Line) {
+        let alerted = self.alert != Alert::None;
+        let mut plies = line.plies;
+        let seen = if line.seen_last { plies.pop() } else { None };
+        self.adopt(t, plies);
+        if let Some(m) = seen
+            && !self.game.is_over()
+        {
+            // Which hand touched what is not known across the lines: no
+            // touch-move alert (certainty first).
+            self.turn.touches.clear();
+            self.make_move(t, m);
+        }
+        if alerted && !self.game.is_over() {
+            self.restored(t);
+        }
+    }
+}
+
+/// The position after `plies` from `base`.
+fn play_line(base: &Chess, plies: &[Move]) -> Chess {
+    let mut pos = base.clone();
+    for m in plies {
+        pos.play_unchecked(*m);
+    }
+    pos
+}
+
+/// One line per position: lines that reach the same position by other
+/// plies can never be told apart by the board; the first is kept.
+fn dedupe(base: &Chess, lines: &mut Vec<Line>) {
+    let mut seen: Vec<PositionKey> = Vec::with_capacity(lines.len());
+    lines.retain(|line| {
+        let key = PositionKey::of(&play_line(base, &line.plies));
+        if seen.contains(&key) {
+            false
+        } else {
+            seen.push(key);
+            true
+        }
+    });
+}
+
+/// How many leading plies all lines share.
+fn shared_prefix(lines: &[Line]) -> usize {
+    let Some(first) = lines.first() else {
+        return 0;
+    };
+    let mut n = 0;
+    while n < first.plies.len()
+        && lines
+            .iter()
+            .all(|l| l.plies.get(n) == Some(&first.plies[n]))
+    {
+        n += 1;
+    }
+    n
 }

@@ -39,13 +39,35 @@ pub fn search(
     white: Option<Bitboard>,
     max_plies: usize,
 ) -> Explanation {
+    search_with(pos, target, white, max_plies, Roam::Short)
+}
+
+/// Whether pieces off the changed squares may move (and come back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Roam {
+    /// In runs of up to four plies (a jump: nobody saw what happened).
+    Short,
+    /// Never: every ply moves a piece from a square that differs or that
+    /// an earlier ply reached. For a board the hands were seen at work
+    /// on, where a tempo move out and back would explain almost anything.
+    Never,
+}
+
+/// [`search`], with the roaming rule given.
+pub fn search_with(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    max_plies: usize,
+    roam_rule: Roam,
+) -> Explanation {
     let mut nodes = 0;
     for depth in 1..=max_plies {
         let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
         let mut path = Vec::with_capacity(depth);
         // A piece may step away and come back (a tempo move) only in short
         // searches: it widens every ply to all legal moves.
-        let roam = depth <= ROAM_DEPTH;
+        let roam = depth <= ROAM_DEPTH && roam_rule == Roam::Short;
         dfs(
             pos,
             target,

@@ -195,6 +195,9 @@ pub struct Inference {
     /// Since when pieces have been missing with nothing explaining it.
     missing_since: Option<Millis>,
     awaiting_press: Option<usize>,
+    /// A move made whose mover had not pressed when the reply was made
+    /// (two hands): his press still completes it (6.7).
+    unpressed: Option<(usize, Color)>,
     last_move: Option<LastMove>,
     promotion: Option<PendingPromotion>,
     promotion_choice: Option<Role>,
@@ -206,6 +209,8 @@ pub struct Inference {
     /// Moves the sensors did not read that several lines of plies explain:
     /// kept until the board tells which.
     pending: Option<hypotheses::Pending>,
+    /// Moves being recorded are inferred, not seen made (`move.inferred`).
+    inferring: bool,
     /// Resumed and the board not read yet: the first reading may show a
     /// move in the making or moves made meanwhile.
     resumed: bool,
@@ -230,6 +235,7 @@ impl Inference {
             turn: TurnHands::default(),
             missing_since: None,
             awaiting_press: None,
+            unpressed: None,
             last_move: None,
             promotion: None,
             promotion_choice: None,
@@ -237,6 +243,7 @@ impl Inference {
             alert: Alert::None,
             listed_candidates: Vec::new(),
             pending: None,
+            inferring: false,
             resumed: false,
             out: Vec::new(),
         }
@@ -518,7 +525,7 @@ impl Inference {
         let board = self.board;
         let changed = self.settle_placed(t);
         self.last_change = None;
-        let jump = std::mem::take(&mut self.jump);
+        let mut jump = std::mem::take(&mut self.jump);
         // Set again below if the board is still unexplained.
         let missing_since = self.missing_since.take();
 
@@ -528,26 +535,30 @@ impl Inference {
             }
             return;
         }
+        if let Some(pending) = self.pending.take() {
+            if self.judge_hypotheses(t, board, pending) {
+                return;
+            }
+            // No open line explains the board: search afresh.
+            jump = true;
+        }
         let expected = self.game.position().board().occupied();
-        match self.alert.clone() {
-            Alert::Reinstate => {
-                if board == expected {
-                    self.restored(t);
-                }
+        if matches!(self.alert, Alert::Reinstate | Alert::Displaced(_)) {
+            if board == expected {
+                self.restored(t);
                 return;
             }
-            Alert::Displaced(squares) => {
-                if board == expected {
-                    self.restored(t);
-                } else {
-                    let now: Vec<Square> = (board ^ expected).into_iter().collect();
-                    if now != squares {
-                        self.displaced(t, now, Vec::new());
-                    }
-                }
+            // Never stuck: legal play from the record explains the board.
+            if (changed || jump) && self.resync(t, board) {
                 return;
             }
-            Alert::Illegal { .. } | Alert::None => {}
+            if let Alert::Displaced(squares) = &self.alert {
+                let now: Vec<Square> = (board ^ expected).into_iter().collect();
+                if now != *squares {
+                    self.displaced(t, now, Vec::new());
+                }
+            }
+            return;
         }
         if board == expected {
             if matches!(self.alert, Alert::Illegal { .. }) {
@@ -570,13 +581,15 @@ impl Inference {
             self.make_under_lifts(t, made);
             return;
         }
+        // Before a move in progress: a jump may leave pieces missing that
+        // look like pieces in the hand.
+        if jump && self.explain_jump(t, board) {
+            return;
+        }
         if self.in_progress(board) {
             return;
         }
         if self.moved_on(t, board) || self.taken_back(t, board) {
-            return;
-        }
-        if jump && self.explain_jump(t, board) {
             return;
         }
         // Without a jump, a move the sensors missed (a capture whose
@@ -584,7 +597,6 @@ impl Inference {
         if !jump && self.explain_missed_reply(t, board) {
             return;
         }
-        let expected = self.game.position().board().occupied();
         let missing_only = (board & !expected).is_empty();
         if missing_only {
             // The grace runs from the last change: a hand still at work
@@ -599,7 +611,7 @@ impl Inference {
             }
             // Pieces gone and nothing moving: a capture the sensors missed
             // (its captured piece never read empty), perhaps answered?
-            if self.explain_jump_within(t, board, 2) {
+            if self.explain_within(t, board, 2) {
                 return;
             }
         }
@@ -625,6 +637,8 @@ impl Inference {
         self.started = true;
         self.turn = TurnHands::default();
         self.awaiting_press = None;
+        self.unpressed = None;
+        self.pending = None;
         self.last_move = None;
         self.promotion = None;
         self.promotion_choice = None;
@@ -678,6 +692,11 @@ impl Inference {
             Ok(p) => p,
             Err(_) => return,
         };
+        self.unpressed = self
+            .awaiting_press
+            .take()
+            .map(|ply| (ply, self.game.moves()[ply - 1].side))
+            .filter(|_| !self.inferring);
         let record = &self.game.moves()[played.ply - 1];
         let event = EventKind::Move {
             ply: played.ply,
@@ -685,6 +704,7 @@ impl Inference {
             san: record.san.to_string(),
             uci: record.uci.to_string(),
             fen: self.game.fen(),
+            inferred: self.inferring,
         };
         self.emit(t, event);
         self.turn = TurnHands::default();

@@ -29,6 +29,9 @@ impl Inference {
         if !self.started || self.game.is_over() {
             return PressMeaning::Ignored("no game in progress");
         }
+        if self.pending.is_some() {
+            return PressMeaning::Ignored("the moves the sensors did not read are not yet known");
+        }
         if self.promotion.is_some() {
             let role = self.promotion_choice.take().unwrap_or(Role::Queen);
             self.make_promotion(t, role);
@@ -36,6 +39,15 @@ impl Inference {
         if let Some(ply) = self.awaiting_press {
             let mover = self.game.moves()[ply - 1].side;
             if side != mover {
+                // Two hands (1.1): the opponent's reply was made before
+                // this player pressed for his own move; the press completes it.
+                if let Some((late, by)) = self.unpressed
+                    && by == side
+                {
+                    self.unpressed = None;
+                    self.emit(t, EventKind::MoveCompleted { ply: late });
+                    return PressMeaning::Completed { ply: late };
+                }
                 return PressMeaning::Ignored("the player who did not move pressed");
             }
             self.awaiting_press = None;

@@ -7,6 +7,11 @@ impl Inference {
     /// A promotion choice was entered.
     pub fn promote(&mut self, t: Millis, role: Role) {
         self.advance(t);
+        // A promotion among moves the sensors did not read (3.7e): the
+        // piece named tells the lines apart.
+        if self.promotion_named(t, role) {
+            return;
+        }
         if let Some(p) = self.promotion
             && self.last_change.is_none()
         {

@@ -134,6 +134,7 @@ impl GameState {
                 san,
                 uci,
                 fen,
+                ..
             } => {
                 self.moves.retain(|m| m.ply < *new_ply);
                 self.moves.push(MoveRecord {
@@ -299,6 +300,7 @@ mod tests {
             san: san.into(),
             uci: uci.into(),
             fen: fen.into(),
+            inferred: false,
         }
     }
 

@@ -137,6 +137,7 @@ pub fn rebuild<'a>(
                 san,
                 uci,
                 fen,
+                ..
             } => {
                 let mv = uci
                     .parse::<UciMove>()
@@ -289,6 +290,7 @@ mod tests {
                 san: "e4".into(),
                 uci: "e2e4".into(),
                 fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+                inferred: false,
             },
         )
     }

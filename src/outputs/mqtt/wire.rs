@@ -279,6 +279,7 @@ mod tests {
                     san: "e4".into(),
                     uci: "e2e4".into(),
                     fen: "f".into(),
+                    inferred: false,
                 },
             },
         };
