@@ -32,7 +32,10 @@ pub struct SynthArgs {
     /// Seed of the hands (and of the random games).
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
-    /// Hand style: random, carry, slide, careful, blitz, casual.
+    /// Hand style: random, carry, slide, careful, blitz, casual, blitz-hands
+    /// (the next mover often grabs before the opponent's clock press),
+    /// bullet (grabs most moves, 60 ms captures), nudges (pieces brushed
+    /// while a player thinks).
     #[arg(long, value_name = "STYLE", default_value = "random")]
     pub style: String,
     /// No clock: no presses, at least 400 ms between a release and the next lift.
@@ -45,6 +48,10 @@ pub struct SynthArgs {
     /// pieces, touch-move breaches, missed plies).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub faults: usize,
+    /// Insert up to this many random jumps per game: the sensors miss 1 to 4
+    /// plies and the board jumps to the position after them.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub jumps: usize,
     /// Also write each game's expected events (`NAME.expected.jsonl`).
     #[arg(long)]
     pub expected: bool,
@@ -77,7 +84,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
             );
         }
         let (_, start, moves) = &games[0];
-        let synthesized = synthesize(start, moves, &style, args.seed, args.faults)?;
+        let synthesized = synthesize(start, moves, &style, args.seed, args.faults, args.jumps)?;
         let mut out = std::io::stdout().lock();
         return match write!(out, "{}", synthesized.trace).and_then(|()| out.flush()) {
             Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -91,7 +98,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
         .with_context(|| format!("--out {}: cannot create", dir.display()))?;
     for (i, (name, start, moves)) in games.iter().enumerate() {
         let seed = args.seed.wrapping_add(i as u64);
-        let synthesized = synthesize(start, moves, &style, seed, args.faults)
+        let synthesized = synthesize(start, moves, &style, seed, args.faults, args.jumps)
             .with_context(|| format!("game {name}"))?;
         let path = dir.join(format!("{name}.trace"));
         std::fs::write(&path, synthesized.trace.to_string())
@@ -112,18 +119,26 @@ pub fn run(args: SynthArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One game's trace, with `faults` random faults when asked.
+/// One game's trace, with `faults` random faults and `jumps` random jumps when asked.
 fn synthesize(
     start: &shakmaty::Chess,
     moves: &[shakmaty::Move],
     style: &HandStyle,
     seed: u64,
     faults: usize,
+    jumps: usize,
 ) -> anyhow::Result<synth::Synthesized> {
-    if faults == 0 {
-        return Ok(synth::synthesize(start, moves, style, seed));
+    use synth::faults;
+    match (faults, jumps) {
+        (0, 0) => Ok(synth::synthesize(start, moves, style, seed)),
+        (_, 0) => Ok(faults::inject_random(start, moves, style, seed, faults)?.1),
+        (0, _) => Ok(faults::inject_jumps(start, moves, style, seed, jumps)?.1),
+        _ => {
+            let (mut placed, _) = faults::inject_random(start, moves, style, seed, faults)?;
+            placed.extend(faults::random_jumps(moves.len(), seed, jumps, &placed));
+            Ok(faults::inject(start, moves, style, seed, &placed)?)
+        }
     }
-    Ok(synth::faults::inject_random(start, moves, style, seed, faults)?.1)
 }
 
 type Game = (String, shakmaty::Chess, Vec<shakmaty::Move>);

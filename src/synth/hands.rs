@@ -154,6 +154,25 @@ pub struct HandStyle {
     /// Chance that the player lifts the piece he will move, puts it back on
     /// its square, thinks again, then moves it (a touch, Article 4.3a, honoured).
     pub hesitate: f64,
+    /// Pause between two actions of one move (a capture: the captured piece
+    /// off, the own piece on; castling: the king, then the rook), ms.
+    pub between_ms: (Millis, Millis),
+    /// Chance per move that the next mover reaches for his piece before the
+    /// previous mover has pressed the clock. He has the move as soon as the
+    /// opponent's move is made, that is released (Articles 1.1, 4.6), not
+    /// when the clock is pressed (6.7); fast players use it. Only with a
+    /// clock.
+    pub grab: f64,
+    /// For a grabbing player: from the previous move's last release to his
+    /// first lift, ms (no thinking time).
+    pub reaction_ms: (Millis, Millis),
+    /// Chance per move of a nudge while the mover thinks: a piece of either
+    /// colour, not one of the coming move, brushed or straightened without
+    /// being lifted. Its square reads empty for a moment; it is no touch
+    /// (Article 4.3 binds only a deliberate touch; 4.2 allows adjusting).
+    pub nudge: f64,
+    /// How long a nudged piece's square reads empty, ms.
+    pub nudge_ms: (Millis, Millis),
 }
 
 impl Default for HandStyle {
@@ -164,7 +183,17 @@ impl Default for HandStyle {
 
 impl HandStyle {
     /// The names [`HandStyle::by_name`] knows.
-    pub const NAMES: [&'static str; 6] = ["random", "carry", "slide", "careful", "blitz", "casual"];
+    pub const NAMES: [&'static str; 9] = [
+        "random",
+        "carry",
+        "slide",
+        "careful",
+        "blitz",
+        "casual",
+        "blitz-hands",
+        "bullet",
+        "nudges",
+    ];
 
     /// Every habit a FIDE player may have, chosen per move (no rook-first castling).
     pub fn random() -> HandStyle {
@@ -200,6 +229,11 @@ impl HandStyle {
             slide_overlap: 0.0,
             brush: 0.05,
             hesitate: 0.04,
+            between_ms: (100, 700),
+            grab: 0.0,
+            reaction_ms: (150, 350),
+            nudge: 0.0,
+            nudge_ms: (20, 100),
         }
     }
 
@@ -270,6 +304,57 @@ impl HandStyle {
         }
     }
 
+    /// Blitz hands: the next mover often grabs his piece (or the piece he
+    /// captures, even the one just moved) as soon as the opponent's piece is
+    /// released, before the opponent's clock press (Articles 1.1, 4.6, 6.7);
+    /// quick captures, short thinks.
+    pub fn blitz_hands() -> HandStyle {
+        HandStyle {
+            name: "blitz-hands".into(),
+            profile: "fide-blitz".into(),
+            think_ms: (200, 3000),
+            long_think: (0.01, 10_000),
+            air_ms: (120, 400),
+            press_ms: (100, 600),
+            between_ms: (40, 300),
+            grab: 0.6,
+            reaction_ms: (150, 350),
+            bounce: 0.9,
+            hesitate: 0.02,
+            ..HandStyle::random()
+        }
+    }
+
+    /// Bullet hands: most moves grabbed before the opponent's press
+    /// (Articles 1.1, 4.6), captures in some 60 ms, presses within 50–400
+    /// ms of the release, thinks of at most 1.5 s.
+    pub fn bullet() -> HandStyle {
+        HandStyle {
+            name: "bullet".into(),
+            profile: "fide-blitz".into(),
+            think_ms: (0, 1500),
+            long_think: (0.0, 1500),
+            air_ms: (100, 300),
+            press_ms: (50, 400),
+            between_ms: (20, 60),
+            grab: 0.8,
+            reaction_ms: (100, 250),
+            bounce: 0.9,
+            hesitate: 0.01,
+            ..HandStyle::random()
+        }
+    }
+
+    /// Like [`HandStyle::random`], with a piece nudged (its square empty for
+    /// 20–100 ms, the piece not lifted) during every other think.
+    pub fn nudges() -> HandStyle {
+        HandStyle {
+            name: "nudges".into(),
+            nudge: 0.5,
+            ..HandStyle::random()
+        }
+    }
+
     /// The style called `name` (see [`HandStyle::NAMES`]).
     pub fn by_name(name: &str) -> Option<HandStyle> {
         Some(match name {
@@ -279,6 +364,9 @@ impl HandStyle {
             "careful" => HandStyle::careful(),
             "blitz" => HandStyle::blitz(),
             "casual" => HandStyle::casual(),
+            "blitz-hands" => HandStyle::blitz_hands(),
+            "bullet" => HandStyle::bullet(),
+            "nudges" => HandStyle::nudges(),
             _ => return None,
         })
     }
@@ -290,13 +378,14 @@ impl HandStyle {
     }
 
     /// The same style with clean sensors and steady hands: no bounce, no
-    /// wobble or brushing, no overlapping slides, no EMI glitches (the
-    /// hands' habits stay).
+    /// wobble, brushing or nudges, no overlapping slides, no EMI glitches
+    /// (the hands' habits stay).
     pub fn noiseless(mut self) -> HandStyle {
         self.bounce = 0.0;
         self.wobble = 0.0;
         self.brush = 0.0;
         self.slide_overlap = 0.0;
+        self.nudge = 0.0;
         self.glitches_per_minute = 0.0;
         self
     }
@@ -306,6 +395,16 @@ impl HandStyle {
         self.glitches_per_minute = 0.0;
         self
     }
+}
+
+/// A piece nudged while a player thought: its square read empty from `off`
+/// to `on` (then occupied again, perhaps with contact bounce); the piece
+/// stayed where it stood. No touch and no alert (Articles 4.2, 4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Nudge {
+    pub square: Square,
+    pub off: Millis,
+    pub on: Millis,
 }
 
 /// The physical table: the true board, the hands' clock, and what each
@@ -332,6 +431,11 @@ pub(crate) struct Table {
     brush: f64,
     /// The time of the last change on the board (bounce aside).
     pub last_change: Millis,
+    /// The latest clock press placed, which may lie ahead of `t` when the
+    /// next mover's hands are already at work.
+    pub last_press: Option<Millis>,
+    /// Every nudge, in order.
+    pub nudges: Vec<Nudge>,
 }
 
 impl Table {
@@ -352,6 +456,8 @@ impl Table {
             overlap: style.slide_overlap,
             brush: style.brush,
             last_change: 0,
+            last_press: None,
+            nudges: Vec::new(),
         }
     }
 
@@ -432,7 +538,50 @@ impl Table {
 
     /// A button press or a promotion choice at the current time.
     pub fn button(&mut self, record: Record) {
-        self.buttons.push(TimedRecord { t: self.t, record });
+        self.button_at(self.t, record);
+    }
+
+    /// A button press or a promotion choice at time `t`, which may lie ahead
+    /// of the hands' time (a clock press while the other player already
+    /// moves). Only buttons are ever placed ahead; the squares' time goes on
+    /// from `t`.
+    pub fn button_at(&mut self, t: Millis, record: Record) {
+        if matches!(record, Record::Clock(_)) {
+            self.last_press = Some(self.last_press.map_or(t, |p| p.max(t)));
+        }
+        self.buttons.push(TimedRecord { t, record });
+    }
+
+    /// The earliest time not before `t` that comes `gap` ms after the
+    /// latest clock press.
+    pub fn after_press(&self, t: Millis, gap: Millis) -> Millis {
+        self.last_press.map_or(t, |p| t.max(p + gap))
+    }
+
+    /// The hands wait for the latest clock press, if it is still ahead.
+    pub fn settle(&mut self) {
+        self.t = self.after_press(self.t, 0);
+    }
+
+    /// The piece on `sq` is nudged: the square reads empty for `len` ms, then
+    /// occupied again (perhaps bouncing); the piece does not move.
+    pub fn nudge(&mut self, sq: Square, len: Millis) {
+        let piece = self
+            .board
+            .remove_piece_at(sq)
+            .expect("a nudged piece stands there");
+        let off = self.t;
+        self.sense(sq, off, false, false);
+        self.snapshot();
+        self.t += len;
+        self.board.set_piece_at(sq, piece);
+        self.sense(sq, self.t, true, true);
+        self.snapshot();
+        self.nudges.push(Nudge {
+            square: sq,
+            off,
+            on: self.t,
+        });
     }
 
     /// The board jumps to `target` in one scan, after `gap` ms with no scans.
@@ -462,10 +611,20 @@ impl Table {
     /// Carries the held `piece` (lifted from `from`) to `to` through the
     /// air. If `to` is occupied, the piece there is pushed off on arrival.
     pub fn travel_held(&mut self, piece: Piece, from: Square, to: Square, air: (Millis, Millis)) {
+        self.travel_held_avoiding(piece, to, air, Bitboard::from(from));
+    }
+
+    /// [`Table::travel_held`], never brushing the squares of `avoid`.
+    pub fn travel_held_avoiding(
+        &mut self,
+        piece: Piece,
+        to: Square,
+        air: (Millis, Millis),
+        avoid: Bitboard,
+    ) {
         self.wait(air);
         if self.chance(self.brush) {
-            let near: Vec<Square> = (attacks::king_attacks(to) & !self.board.occupied())
-                .without(from)
+            let near: Vec<Square> = (attacks::king_attacks(to) & !self.board.occupied() & !avoid)
                 .into_iter()
                 .collect();
             if !near.is_empty() {

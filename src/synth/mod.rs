@@ -10,7 +10,10 @@
 //!   read by [`crate::game::pgn`].
 //! - [`faults`] inserts irregularities: illegal moves (Article 7.4 of the 2005
 //!   Laws, 7.5 of 2023), displaced pieces (7.3), touch-move breaches (4.3a),
-//!   and plies the sensors never saw.
+//!   and plies the sensors never saw (jumps of the board).
+//! - Some hands are fast: the next mover may grab his piece once the
+//!   opponent's piece is released, before the opponent's clock press
+//!   (Articles 1.1, 4.6, 6.7); some nudge pieces while thinking.
 //!
 //! The same seed, style and moves always give the same trace.
 pub mod faults;
@@ -25,8 +28,8 @@ use shakmaty::{
 };
 
 pub use hands::{
-    CaptureOrder, CastlingOrder, EnPassantOrder, HandStyle, Mix, PromoteInput, PromotionHands,
-    Travel,
+    CaptureOrder, CastlingOrder, EnPassantOrder, HandStyle, Mix, Nudge, PromoteInput,
+    PromotionHands, Travel,
 };
 pub use random_games::{random_game, random_game_from};
 
@@ -51,6 +54,8 @@ pub struct Synthesized {
     pub moves: Vec<SynthMove>,
     /// The events the daemon must emit, in order (moves and alerts).
     pub expected: Vec<Expected>,
+    /// Pieces nudged while a player thought (no event is expected for them).
+    pub nudges: Vec<Nudge>,
 }
 
 /// One move as the hands made it.
@@ -69,7 +74,9 @@ pub struct SynthMove {
     pub first_lift: Millis,
     /// The last change on the board for this move (the release that makes it, Article 4.6).
     pub last_release: Millis,
-    /// The clock press completing it (Article 6.7), if a clock is used.
+    /// The clock press completing it (Article 6.7), if a clock is used. When
+    /// the next mover grabbed early (see [`HandStyle::grab`]) it comes after
+    /// the next move's first lift.
     pub clock: Option<Millis>,
 }
 
@@ -328,7 +335,9 @@ impl<'a> Builder<'a> {
 
     pub fn finish(mut self) -> Synthesized {
         // A little quiet time after the last action, so the end is settled.
+        self.table.settle();
         self.table.wait((500, 1500));
+        let nudges = std::mem::take(&mut self.table.nudges);
         let (records, timeline) = self.table.render(self.style.glitches_per_minute);
         let fen = fen_of(&self.start);
         let header = Header {
@@ -344,6 +353,7 @@ impl<'a> Builder<'a> {
             timeline,
             moves: self.moves,
             expected: self.expected,
+            nudges,
         }
     }
 }
@@ -460,5 +470,212 @@ mod tests {
             e.to_json(),
             serde_json::json!({"type": "illegal_move", "side": "black", "completed": true, "from": "d8", "to": null, "count": 2})
         );
+    }
+
+    /// The occupancy the trace reports at `t` (after every record at `t`).
+    fn occupancy_at(s: &Synthesized, t: Millis) -> shakmaty::Bitboard {
+        let mut occ = shakmaty::Bitboard::EMPTY;
+        for r in s.trace.records.iter().take_while(|r| r.t <= t) {
+            if let crate::sensors::trace::Record::Occupancy(bb) = r.record {
+                occ = bb;
+            }
+        }
+        occ
+    }
+
+    fn final_position(start: &Chess, moves: &[Move]) -> Chess {
+        let mut pos = start.clone();
+        for &m in moves {
+            pos.play_unchecked(m);
+        }
+        pos
+    }
+
+    fn clock_records(s: &Synthesized) -> Vec<(Millis, Color)> {
+        s.trace
+            .records
+            .iter()
+            .filter_map(|r| match r.record {
+                crate::sensors::trace::Record::Clock(side) => Some((r.t, side)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn new_styles_end_on_the_final_position() {
+        for name in ["blitz-hands", "bullet", "nudges"] {
+            let style = HandStyle::by_name(name).unwrap();
+            assert!(HandStyle::NAMES.contains(&name));
+            for seed in 0..8 {
+                let (start, moves) = random_game(seed, 120);
+                let s = synthesize(&start, &moves, &style, seed);
+                let end = final_position(&start, &moves);
+                assert_eq!(occupancy_at(&s, s.end()), end.board().occupied(), "{name}");
+                assert_eq!(
+                    s.timeline.last().unwrap().1,
+                    Snapshot::of_board(end.board())
+                );
+                // The hands' time never goes back: the timeline is in order.
+                assert!(s.timeline.windows(2).all(|w| w[0].0 < w[1].0), "{name}");
+                assert!(s.trace.records.windows(2).all(|w| w[0].t <= w[1].t));
+                assert_eq!(s.moves.len(), moves.len());
+                assert!(
+                    s.expected
+                        .iter()
+                        .all(|e| matches!(e, Expected::Move { .. } | Expected::GameOver { .. }))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn existing_styles_never_grab_nor_nudge() {
+        for name in ["random", "carry", "slide", "careful", "blitz", "casual"] {
+            let style = HandStyle::by_name(name).unwrap();
+            assert_eq!((style.grab, style.nudge), (0.0, 0.0), "{name}");
+            assert_eq!(style.between_ms, (100, 700), "{name}");
+        }
+    }
+
+    #[test]
+    fn grabbing_hands_lift_before_the_opponents_press_and_presses_alternate() {
+        for style in [HandStyle::blitz_hands(), HandStyle::bullet()] {
+            let (mut grabbed, mut moved_piece_taken, mut total) = (0, 0, 0);
+            for seed in 0..10 {
+                let (start, moves) = random_game(100 + seed, 120);
+                let s = synthesize(&start, &moves, &style, seed);
+                let presses = clock_records(&s);
+                assert_eq!(presses.len(), s.moves.len(), "{}", style.name);
+                for (m, &(t, side)) in s.moves.iter().zip(&presses) {
+                    // Every press is the mover's and follows his last release.
+                    assert_eq!((Some(t), side), (m.clock, m.side));
+                    assert!(t >= m.last_release + style.press_ms.0, "{}", style.name);
+                }
+                // Sides alternate, each press at least 50 ms after the other side's.
+                for w in presses.windows(2) {
+                    assert_ne!(w[0].1, w[1].1);
+                    assert!(w[1].0 >= w[0].0 + 50, "{w:?}");
+                }
+                for w in s.moves.windows(2) {
+                    total += 1;
+                    let (prev, next) = (&w[0], &w[1]);
+                    assert!(next.first_lift > prev.last_release + 12);
+                    if next.first_lift < prev.clock.unwrap() {
+                        grabbed += 1;
+                        let reaction = next.first_lift - prev.last_release;
+                        assert!(reaction >= style.reaction_ms.0, "{reaction}");
+                        // (After a promotion, from the choice entered after the release.)
+                        if !prev.mv.is_promotion() {
+                            assert!(reaction <= style.reaction_ms.1, "{reaction}");
+                        }
+                        // The first piece off may be the one just moved (captured at once).
+                        if next.mv.is_capture() && next.mv.to() == prev.mv.to() {
+                            let before = occupancy_at(&s, next.first_lift - 1);
+                            let after = occupancy_at(&s, next.first_lift + 3);
+                            if before.contains(next.mv.to()) && !after.contains(next.mv.to()) {
+                                moved_piece_taken += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(grabbed * 4 > total, "{}: {grabbed} of {total}", style.name);
+            assert!(moved_piece_taken > 0, "{}", style.name);
+        }
+    }
+
+    #[test]
+    fn bullet_captures_take_some_60_ms_between_the_two_hands() {
+        let mut style = HandStyle::bullet().noiseless();
+        style.capture = Mix::only(CaptureOrder::CapturedFirst);
+        style.hesitate = 0.0;
+        let mut seen = 0;
+        for seed in 0..5 {
+            let (start, moves) = random_game(seed, 100);
+            let s = synthesize(&start, &moves, &style, seed);
+            for m in &s.moves {
+                let Move::Normal {
+                    from,
+                    to,
+                    capture: Some(_),
+                    promotion: None,
+                    ..
+                } = m.mv
+                else {
+                    continue;
+                };
+                // The captured piece goes at the first lift, the own one 20–60 ms later.
+                assert!(!occupancy_at(&s, m.first_lift).contains(to));
+                let left = s
+                    .timeline
+                    .iter()
+                    .find(|(t, sn)| *t >= m.first_lift && !sn.occupied().contains(from))
+                    .unwrap()
+                    .0;
+                assert!((20..=60).contains(&(left - m.first_lift)), "{}", m.uci);
+                seen += 1;
+            }
+        }
+        assert!(seen > 20, "{seen}");
+    }
+
+    #[test]
+    fn without_a_clock_nobody_grabs() {
+        let style = HandStyle::bullet().without_clock();
+        let (start, moves) = random_game(3, 80);
+        let s = synthesize(&start, &moves, &style, 3);
+        assert!(clock_records(&s).is_empty());
+        for w in s.moves.windows(2) {
+            assert!(w[1].first_lift >= w[0].last_release + 400);
+        }
+    }
+
+    #[test]
+    fn nudged_squares_are_occupied_again_within_120_ms_and_the_piece_stays() {
+        let style = HandStyle::nudges().without_glitches();
+        let mut nudges = 0;
+        let mut thinks = 0;
+        for seed in 0..10 {
+            let (start, moves) = random_game(200 + seed, 100);
+            let s = synthesize(&start, &moves, &style, seed);
+            thinks += s.moves.len();
+            assert!(
+                s.expected
+                    .iter()
+                    .all(|e| matches!(e, Expected::Move { .. } | Expected::GameOver { .. })),
+                "a nudge is no touch and no alert"
+            );
+            for n in &s.nudges {
+                nudges += 1;
+                assert!((20..=100).contains(&(n.on - n.off)));
+                let before = s.snapshot_at(n.off - 1);
+                assert!(before.occupied().contains(n.square));
+                assert!(!occupancy_at(&s, n.off).contains(n.square));
+                assert!(!s.snapshot_at(n.off).occupied().contains(n.square));
+                // Occupied again within 120 ms, bounce included, and stays so
+                // until the move after it.
+                let next = s.moves.iter().find(|m| m.first_lift > n.on).unwrap();
+                assert!(next.first_lift >= n.off + 120 + 50);
+                for t in n.off + 113..next.first_lift {
+                    assert!(occupancy_at(&s, t).contains(n.square), "at {t}");
+                }
+                // The same piece stands there, and the move leaves it alone.
+                let after = s.snapshot_at(next.first_lift - 1);
+                assert_eq!(
+                    before.by_color(Color::White).contains(n.square),
+                    after.by_color(Color::White).contains(n.square)
+                );
+                assert_eq!(before, after);
+                assert_ne!(next.mv.from(), Some(n.square));
+                assert_ne!(next.mv.to(), n.square);
+                // Within the thinking time: after the previous press.
+                let prev = s.moves.iter().rev().find(|m| m.last_release < n.off);
+                if let Some(prev) = prev {
+                    assert!(n.off > prev.clock.unwrap());
+                }
+            }
+        }
+        assert!(nudges * 4 > thinks, "{nudges} nudges in {thinks} thinks");
     }
 }

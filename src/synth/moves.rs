@@ -2,7 +2,7 @@
 //! touched first, in what order pieces leave and reach squares (Articles
 //! 4.3, 4.4, 4.6), and when the promotion choice and the clock are pressed.
 use rand::RngExt;
-use shakmaty::{CastlingSide, Chess, Color, Move, Piece, Position, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, Piece, Position, Role, Square};
 
 use super::hands::{
     CaptureOrder, CastlingOrder, EnPassantOrder, HandStyle, PromoteInput, PromotionHands, Table,
@@ -18,13 +18,70 @@ pub struct Window {
     pub clock: Option<Millis>,
 }
 
-/// A pause between two actions of one move (the hand moves on), ms.
-pub(crate) const BETWEEN: (Millis, Millis) = (100, 700);
+/// The least time between two clock presses: a clock takes only the
+/// running side's press, so the next mover's press comes after the
+/// previous mover's (Article 6.7).
+pub(crate) const PRESS_GAP: Millis = 50;
 
-/// Thinks, then plays `m` in `pos` on the table, then presses the clock if the style has one.
+/// Thinks (perhaps nudging a piece meanwhile), or grabs at once when the
+/// opponent's press is still ahead and the style says so; then plays `m`
+/// in `pos` on the table and presses the clock if the style has one.
 pub(crate) fn play(table: &mut Table, pos: &Chess, m: Move, style: &HandStyle) -> Window {
-    think(table, style);
+    if !grab(table, style) {
+        think_nudging(table, pos, m, style);
+    }
     perform(table, pos, m, style)
+}
+
+/// Whether the mover reaches for his piece before the opponent's clock
+/// press (the move is his once the opponent's piece is released, Articles
+/// 1.1 and 4.6); if so the hands' time goes to the previous release plus a
+/// reaction time, and there is no thinking time.
+fn grab(table: &mut Table, style: &HandStyle) -> bool {
+    let pending = table.last_press.is_some_and(|p| p > table.t);
+    if !(style.clock && style.grab > 0.0 && pending && table.chance(style.grab)) {
+        return false;
+    }
+    let reaction = table.ms(style.reaction_ms);
+    table.t = table.t.max(table.last_change + reaction);
+    true
+}
+
+/// The thinking time before `m`, with a nudge now and then on a piece that
+/// `m` leaves alone.
+fn think_nudging(table: &mut Table, pos: &Chess, m: Move, style: &HandStyle) {
+    table.settle();
+    let wait = think_time(table, style);
+    let start = table.t;
+    if style.nudge > 0.0 && table.chance(style.nudge) {
+        let len = table.ms(style.nudge_ms);
+        let spared = move_squares(m);
+        let pieces: Vec<Square> = (pos.board().occupied() & !spared).into_iter().collect();
+        // Not too close to the previous press or to the first lift.
+        if !pieces.is_empty() && wait >= len + 400 {
+            let sq = pieces[table.rng.random_range(0..pieces.len())];
+            table.wait((150, wait - len - 200));
+            table.nudge(sq, len);
+        }
+    }
+    table.t = table.t.max(start + wait);
+}
+
+/// The squares a move lifts pieces from or lands them on.
+fn move_squares(m: Move) -> Bitboard {
+    let mut squares = Bitboard::from(m.to());
+    if let Some(from) = m.from() {
+        squares.add(from);
+    }
+    match m {
+        Move::EnPassant { from, to } => squares.add(Square::from_coords(to.file(), from.rank())),
+        Move::Castle { king, rook } => {
+            squares.add(king);
+            squares.add(rook);
+        }
+        _ => {}
+    }
+    squares
 }
 
 /// Plays `m` in `pos` at once, then presses the clock if the style has one.
@@ -73,8 +130,15 @@ pub(crate) fn perform(table: &mut Table, pos: &Chess, m: Move, style: &HandStyle
     }
 }
 
-/// The thinking time before a move.
+/// The thinking time before a move (from the opponent's clock press).
 pub(crate) fn think(table: &mut Table, style: &HandStyle) {
+    table.settle();
+    let wait = think_time(table, style);
+    table.t += wait;
+}
+
+/// How long the mover thinks, ms.
+fn think_time(table: &mut Table, style: &HandStyle) -> Millis {
     let long = table.chance(style.long_think.0);
     let (lo, hi) = style.think_ms;
     let span = if long {
@@ -89,17 +153,25 @@ pub(crate) fn think(table: &mut Table, style: &HandStyle) {
     if !style.clock {
         wait = wait.max(400);
     }
-    table.t += wait;
+    wait
 }
 
-/// The clock press after a move, if the style has a clock (Article 6.7).
+/// The clock press after a move, if the style has a clock (Article 6.7):
+/// `press_ms` after the hands are done, and never before `PRESS_GAP` after
+/// the opponent's press. A style that grabs leaves the press ahead of the
+/// hands' time, so that the next mover may already be at work; the others
+/// wait for it.
 pub(crate) fn press(table: &mut Table, style: &HandStyle, mover: Color) -> Option<Millis> {
     if !style.clock {
         return None;
     }
-    table.wait(style.press_ms);
-    table.button(Record::Clock(mover));
-    Some(table.t)
+    let delay = table.ms(style.press_ms);
+    let at = table.after_press(table.t + delay, PRESS_GAP);
+    table.button_at(at, Record::Clock(mover));
+    if style.grab <= 0.0 {
+        table.t = at;
+    }
+    Some(at)
 }
 
 fn capture_move(table: &mut Table, style: &HandStyle, from: Square, to: Square) {
@@ -112,14 +184,14 @@ fn capture_move(table: &mut Table, style: &HandStyle, from: Square, to: Square) 
     {
         CaptureOrder::CapturedFirst => {
             table.lift(to);
-            table.wait(BETWEEN);
+            table.wait(style.between_ms);
             table.travel(from, to, travel, style.air_ms);
         }
         CaptureOrder::OwnFirst => {
             let piece = table.lift(from);
-            table.wait(BETWEEN);
+            table.wait(style.between_ms);
             table.lift(to);
-            table.wait(BETWEEN);
+            table.wait(style.between_ms);
             table.put(to, piece);
         }
         CaptureOrder::PushOff => table.travel(from, to, travel, style.air_ms),
@@ -137,19 +209,19 @@ fn en_passant(table: &mut Table, style: &HandStyle, from: Square, to: Square) {
     {
         EnPassantOrder::CapturedFirst => {
             table.lift(captured);
-            table.wait(BETWEEN);
+            table.wait(style.between_ms);
             table.travel(from, to, travel, style.air_ms);
         }
         EnPassantOrder::WhileHolding => {
             let pawn = table.lift(from);
-            table.wait(BETWEEN);
+            table.wait(style.between_ms);
             table.lift(captured);
-            table.wait(BETWEEN);
+            table.wait(style.between_ms);
             table.put(to, pawn);
         }
         EnPassantOrder::CapturedLast => {
             table.travel(from, to, travel, style.air_ms);
-            table.wait(BETWEEN);
+            table.wait(style.between_ms);
             table.lift(captured);
         }
     }
@@ -182,12 +254,12 @@ fn castle(table: &mut Table, style: &HandStyle, mover: Color, king: Square, rook
     match order {
         CastlingOrder::KingFirst => {
             table.travel(king, king_to, travel, style.air_ms);
-            table.wait(BETWEEN);
+            table.wait(style.between_ms);
             table.travel(rook, rook_to, travel, style.air_ms);
         }
         CastlingOrder::RookFirst => {
             table.travel(rook, rook_to, travel, style.air_ms);
-            table.wait(BETWEEN);
+            table.wait(style.between_ms);
             table.travel(king, king_to, travel, style.air_ms);
         }
         CastlingOrder::BothLifted => {
@@ -247,12 +319,12 @@ fn promote(
         PromotionHands::Direct => {
             if capture && table.chance(0.5) {
                 table.lift(to);
-                table.wait(BETWEEN);
+                table.wait(style.between_ms);
                 table.lift(from);
             } else {
                 table.lift(from);
                 if capture {
-                    table.wait(BETWEEN);
+                    table.wait(style.between_ms);
                     table.lift(to);
                 }
             }
@@ -262,18 +334,22 @@ fn promote(
     table.put(to, new_piece);
     if input == PromoteInput::After {
         table.wait((100, 1200));
+        // Never before the opponent's press, when the mover grabbed early.
+        table.t = table.after_press(table.t, 20);
         table.button(Record::Promote(role));
     }
 }
 
-/// The hand fetches the new piece (400–3000 ms), entering the choice on the way if `Before`.
+/// The hand fetches the new piece (400–3000 ms), entering the choice on
+/// the way if `Before` (never before the opponent's press).
 fn reach_for(table: &mut Table, input: PromoteInput, role: Role) {
     let reach = table.ms((400, 3000));
     if input == PromoteInput::Before {
         let at = table.ms((100, reach - 100));
-        table.t += at;
+        let start = table.t;
+        table.t = table.after_press(start + at, 20);
         table.button(Record::Promote(role));
-        table.t += reach - at;
+        table.t = (start + reach).max(table.t + 100);
     } else {
         table.t += reach;
     }
