@@ -410,6 +410,12 @@ impl Inference {
                 }
                 if self.stable.contains(sq) {
                     self.lifted(c.t, sq);
+                } else if self.started {
+                    // A piece set down since the last settle, lifted again
+                    // (the next mover taking the piece just moved, say).
+                    self.turn.lifts.add(sq);
+                    self.turn.lifted_at[sq as usize] = Some(c.t);
+                    self.turn.active_at[sq as usize] = Some(c.t);
                 }
             }
             Change::Placed(colour) => {
@@ -579,6 +585,15 @@ impl Inference {
         self.promotion = None;
         if let Some(made) = self.made_under_lifts(board, two_hands::Hands::NextMoversPieces) {
             self.make_under_lifts(t, made);
+            // The next mover's move may be on the board already.
+            let cands = self.candidates(board, false);
+            if let Some(m) = self.pick(&cands) {
+                if m.is_promotion() {
+                    self.promotion_on_board(t, &m);
+                } else {
+                    self.make_move(t, m);
+                }
+            }
             return;
         }
         // Before a move in progress: a jump may leave pieces missing that

@@ -7,14 +7,17 @@ use super::*;
 impl Inference {
     /// `side` pressed the clock.
     pub fn clock_press(&mut self, t: Millis, side: Color) -> PressMeaning {
+        // Only the press of the player whose move is on the board releases
+        // it: a late press for a move already made leaves the next mover's
+        // hand at work (two hands, 1.1).
+        let movers_press = self.awaiting_press.is_none() && side == self.game.turn();
         // Two hands (1.1): the mover's hand is on the clock, so pieces
         // lifted since his move's last piece was set down are the next
         // mover's; the move was made (4.6) and the press completes it.
-        if self.started
+        if movers_press
+            && self.started
             && !self.game.is_over()
-            && self.awaiting_press.is_none()
             && self.pending.is_none()
-            && side == self.game.turn()
             && matches!(self.alert, Alert::None | Alert::Illegal { .. })
             && let Some(made) =
                 self.made_under_lifts(self.board, super::two_hands::Hands::AnyAfterRelease)
@@ -23,7 +26,7 @@ impl Inference {
             self.make_under_lifts(t, made);
         }
         // The hand is on the clock: whatever stands on the board is released.
-        if self.last_change.is_some() {
+        if (movers_press || !self.started) && self.last_change.is_some() {
             self.evaluate(t);
         }
         if !self.started || self.game.is_over() {
@@ -32,7 +35,7 @@ impl Inference {
         if self.pending.is_some() {
             return PressMeaning::Ignored("the moves the sensors did not read are not yet known");
         }
-        if self.promotion.is_some() {
+        if movers_press && self.promotion.is_some() {
             let role = self.promotion_choice.take().unwrap_or(Role::Queen);
             self.make_promotion(t, role);
         }

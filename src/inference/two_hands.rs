@@ -5,6 +5,11 @@
 
 use super::*;
 
+/// The shortest time a piece stands on its square before a lift of it
+/// counts as a new hand's: a sliding piece blips over squares for 10–80 ms,
+/// the quickest reaction of a player to a release takes about 100 ms.
+const RELEASE_MIN_MS: Millis = 90;
+
 /// A move found on the board under pieces lifted since it was made.
 #[derive(Debug, Clone)]
 pub(super) struct MadeUnder {
@@ -36,7 +41,6 @@ impl Inference {
         if !self.started
             || self.game.is_over()
             || self.awaiting_press.is_some()
-            || self.promotion.is_some()
             || self.pending.is_some()
             || !matches!(self.alert, Alert::None | Alert::Illegal { .. })
         {
@@ -48,10 +52,12 @@ impl Inference {
         }
         let cands = self.candidates(self.board, false);
         if let Some(m) = self.pick(&cands)
-            && !m.is_promotion()
             && !must_lift(&m).contains(sq)
         {
             self.evaluate(t);
+            // A promotion whose piece was not named is a queen (3.7e).
+            let role = self.promotion_choice.take().unwrap_or(Role::Queen);
+            self.make_promotion(t, role);
         }
     }
 
@@ -77,8 +83,10 @@ impl Inference {
         let pos = self.game.position();
         let mover = pos.turn();
         let mut found: Vec<MadeUnder> = Vec::new();
+        let role = self.promotion_choice.unwrap_or(Role::Queen);
         for m in pos.legal_moves() {
-            if m.is_promotion() {
+            // The board cannot tell the new piece: the one named, or a queen.
+            if m.promotion().is_some_and(|r| r != role) {
                 continue;
             }
             let after = occupancy_after(pos, &m);
@@ -114,7 +122,32 @@ impl Inference {
                 };
                 match after_pos.board().color_at(y) {
                     Some(c) if c != mover => at >= began && !must_lift(&m).contains(y),
-                    Some(_) => hands == Hands::AnyAfterRelease && at > release,
+                    Some(_) if at <= release => false,
+                    // The piece just moved, lifted again: it stood long
+                    // enough to have been let go (not a slide or a brush
+                    // passing over), and only in FIDE play, where the move
+                    // stands whoever lifts it (4.6 of 2005, 4.7 of 2023),
+                    // or with the mover's hand on the clock.
+                    Some(_) if arrived.contains(y) => {
+                        let stood = self.turn.placed_at[y as usize]
+                            .is_some_and(|p| at >= p + RELEASE_MIN_MS);
+                        // A pawn set down on the last rank and taken off
+                        // again is the promotion being made (3.7e).
+                        stood
+                            && (hands == Hands::AnyAfterRelease
+                                || (self.profile.is_fide() && !m.is_promotion()))
+                    }
+                    // Another piece of the mover: the next mover's capture,
+                    // unless it could be the mover castling (4.4).
+                    Some(_) => {
+                        hands == Hands::AnyAfterRelease
+                            || !pos.legal_moves().iter().any(|c| {
+                                c.is_castle() && moving_from(c).contains(y) && {
+                                    let both = moving_from(c);
+                                    (moving_from(&m) & both).any()
+                                }
+                            })
+                    }
                     None => false,
                 }
             });
@@ -148,12 +181,35 @@ impl Inference {
                 .touches
                 .iter()
                 .copied()
-                .filter(|x| !made.gone.contains(x.square))
+                .filter(|x| x.at <= made.release && !made.gone.contains(x.square))
                 .collect(),
             ..old.clone()
         };
+        self.promotion = None;
+        self.promotion_choice = None;
         self.make_move(t, made.mv);
         let mover_now = self.game.turn();
+        // What the next mover's hand did after the release stays his.
+        for sq in Bitboard::FULL {
+            let i = sq as usize;
+            if old.active_at[i].is_some_and(|a| a > made.release) {
+                self.turn.active_at[i] = old.active_at[i];
+                self.turn.placed_at[i] = old.placed_at[i].filter(|p| *p > made.release);
+                if old.lifted_at[i].is_some_and(|l| l > made.release) {
+                    self.turn.lifted_at[i] = old.lifted_at[i];
+                    self.turn.lifts.add(sq);
+                }
+            }
+        }
+        // Pieces touched after the release: the next mover's touches.
+        for x in old.touches.iter().filter(|x| x.at > made.release) {
+            if made.gone.contains(x.square) {
+                continue;
+            }
+            if let Some(piece) = self.game.position().board().piece_at(x.square) {
+                self.turn.touches.push(Touch { piece, ..*x });
+            }
+        }
         for y in made.gone {
             let i = y as usize;
             self.turn.lifts.add(y);
