@@ -141,6 +141,10 @@ struct TurnHands {
     active_at: [Option<Millis>; 64],
     /// Per square: when a piece was last set down on it.
     placed_at: [Option<Millis>; 64],
+    /// Every piece set down this turn, in order.
+    placements: Vec<(Millis, Square)>,
+    /// Every square emptied this turn, in order.
+    removals: Vec<(Millis, Square)>,
 }
 
 impl Default for TurnHands {
@@ -154,6 +158,8 @@ impl Default for TurnHands {
             lifted_at: [None; 64],
             active_at: [None; 64],
             placed_at: [None; 64],
+            placements: Vec::new(),
+            removals: Vec::new(),
         }
     }
 }
@@ -399,6 +405,7 @@ impl Inference {
         let sq = c.square;
         match c.change {
             Change::Lifted => {
+                self.turn.removals.push((c.t, sq));
                 if self.stable.contains(sq) {
                     // Two hands (1.1): the next mover lifting a piece
                     // while the last move's piece settles made that move.
@@ -425,6 +432,7 @@ impl Inference {
                 }
                 self.turn.active_at[sq as usize] = Some(c.t);
                 self.turn.placed_at[sq as usize] = Some(c.t);
+                self.turn.placements.push((c.t, sq));
                 if let Some(w) = &mut self.white {
                     w.set(sq, colour == Some(Color::White));
                 }

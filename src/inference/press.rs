@@ -19,6 +19,7 @@ impl Inference {
             && !self.game.is_over()
             && self.pending.is_none()
             && matches!(self.alert, Alert::None | Alert::Illegal { .. })
+            && self.pick(&self.candidates(self.board, false)).is_none()
             && let Some(made) =
                 self.made_under_lifts(self.board, super::two_hands::Hands::AnyAfterRelease)
         {

@@ -91,7 +91,10 @@ impl Inference {
             }
             let after = occupancy_after(pos, &m);
             let gone = after & !board;
-            if gone.is_empty() || (board & !after).any() || (gone & !self.turn.lifts).any() {
+            // Squares the next mover's hand has reached since (a sliding
+            // piece's blips, his move set down).
+            let extra = board & !after;
+            if gone.is_empty() || (gone & !self.turn.lifts).any() {
                 continue;
             }
             if !self.hand_made(&m) {
@@ -101,19 +104,53 @@ impl Inference {
                 | captured_square(&m)
                     .filter(|c| after.contains(*c))
                     .map_or(Bitboard::EMPTY, Bitboard::from_square);
+            let began = must_lift(&m)
+                .into_iter()
+                .filter_map(|s| self.turn.lifted_at[s as usize])
+                .min();
+            let Some(began) = began else { continue };
+            // When the mover's piece reached each square: the first piece
+            // set down there since the move began (the next mover may have
+            // set another down on it since, capturing it).
+            // When the mover's piece came to stand on each square: the
+            // first piece set down there since the move began that stood
+            // (not a sliding piece passing over, nor a piece rocking); the
+            // next mover may have taken it or set another down since.
+            let reached = |s: Square| {
+                self.turn
+                    .placements
+                    .iter()
+                    .filter(|(t, sq)| *sq == s && *t >= began)
+                    .map(|(p, _)| *p)
+                    .find(|&p| {
+                        self.turn
+                            .removals
+                            .iter()
+                            .find(|(t, sq)| *sq == s && *t > p)
+                            .is_none_or(|(t, _)| *t >= p + RELEASE_MIN_MS)
+                    })
+            };
+            let stood = |s: Square| reached(s).is_some();
+            if !arrived.into_iter().all(stood) {
+                continue;
+            }
             let Some(release) = arrived
                 .into_iter()
-                .map(|s| self.turn.placed_at[s as usize])
+                .map(reached)
                 .collect::<Option<Vec<Millis>>>()
                 .and_then(|times| times.into_iter().max())
             else {
                 continue;
             };
-            let began = must_lift(&m)
-                .into_iter()
-                .filter_map(|s| self.turn.lifted_at[s as usize])
-                .min()
-                .unwrap_or(release);
+            let reached_since = |s: Square| {
+                self.turn
+                    .placements
+                    .iter()
+                    .any(|(t, sq)| *sq == s && *t > release)
+            };
+            if !extra.into_iter().all(reached_since) {
+                continue;
+            }
             let mut after_pos = pos.clone();
             after_pos.play_unchecked(m);
             let fits = gone.into_iter().all(|y| {
@@ -129,13 +166,10 @@ impl Inference {
                     // stands whoever lifts it (4.6 of 2005, 4.7 of 2023),
                     // or with the mover's hand on the clock.
                     Some(_) if arrived.contains(y) => {
-                        let stood = self.turn.placed_at[y as usize]
-                            .is_some_and(|p| at >= p + RELEASE_MIN_MS);
                         // A pawn set down on the last rank and taken off
                         // again is the promotion being made (3.7e).
-                        stood
-                            && (hands == Hands::AnyAfterRelease
-                                || (self.profile.is_fide() && !m.is_promotion()))
+                        hands == Hands::AnyAfterRelease
+                            || (self.profile.is_fide() && !m.is_promotion())
                     }
                     // Another piece of the mover: the next mover's capture,
                     // unless it could be the mover castling (4.4).
@@ -154,7 +188,7 @@ impl Inference {
             if fits
                 && self
                     .white
-                    .is_none_or(|w| (colours_after(pos, &m).0 & board) == w)
+                    .is_none_or(|w| (colours_after(pos, &m).0 & board & !extra) == (w & !extra))
             {
                 found.push(MadeUnder {
                     mv: m,
@@ -195,6 +229,16 @@ impl Inference {
             if old.active_at[i].is_some_and(|a| a > made.release) {
                 self.turn.active_at[i] = old.active_at[i];
                 self.turn.placed_at[i] = old.placed_at[i].filter(|p| *p > made.release);
+                self.turn.placements.extend(
+                    old.placements
+                        .iter()
+                        .filter(|(t, s)| *s == sq && *t > made.release),
+                );
+                self.turn.removals.extend(
+                    old.removals
+                        .iter()
+                        .filter(|(t, s)| *s == sq && *t > made.release),
+                );
                 if old.lifted_at[i].is_some_and(|l| l > made.release) {
                     self.turn.lifted_at[i] = old.lifted_at[i];
                     self.turn.lifts.add(sq);

@@ -552,6 +552,15 @@ impl Table {
         self.buttons.push(TimedRecord { t, record });
     }
 
+    /// When `side` last pressed its clock, if it did.
+    pub fn last_press_of(&self, side: shakmaty::Color) -> Option<Millis> {
+        self.buttons
+            .iter()
+            .filter(|b| b.record == Record::Clock(side))
+            .map(|b| b.t)
+            .max()
+    }
+
     /// The earliest time not before `t` that comes `gap` ms after the
     /// latest clock press.
     pub fn after_press(&self, t: Millis, gap: Millis) -> Millis {

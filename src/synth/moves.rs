@@ -27,7 +27,7 @@ pub(crate) const PRESS_GAP: Millis = 50;
 /// opponent's press is still ahead and the style says so; then plays `m`
 /// in `pos` on the table and presses the clock if the style has one.
 pub(crate) fn play(table: &mut Table, pos: &Chess, m: Move, style: &HandStyle) -> Window {
-    if !grab(table, style) {
+    if !grab(table, style, pos.turn()) {
         think_nudging(table, pos, m, style);
     }
     perform(table, pos, m, style)
@@ -37,13 +37,15 @@ pub(crate) fn play(table: &mut Table, pos: &Chess, m: Move, style: &HandStyle) -
 /// press (the move is his once the opponent's piece is released, Articles
 /// 1.1 and 4.6); if so the hands' time goes to the previous release plus a
 /// reaction time, and there is no thinking time.
-fn grab(table: &mut Table, style: &HandStyle) -> bool {
+fn grab(table: &mut Table, style: &HandStyle, mover: Color) -> bool {
     let pending = table.last_press.is_some_and(|p| p > table.t);
     if !(style.clock && style.grab > 0.0 && pending && table.chance(style.grab)) {
         return false;
     }
     let reaction = table.ms(style.reaction_ms);
-    table.t = table.t.max(table.last_change + reaction);
+    // One hand: the mover's own press for his previous move comes first.
+    let own_press = table.last_press_of(mover).map_or(0, |p| p + 30);
+    table.t = table.t.max(table.last_change + reaction).max(own_press);
     true
 }
 
