@@ -591,7 +591,7 @@ impl Inference {
             return;
         }
         self.promotion = None;
-        if let Some(made) = self.made_under_lifts(board, two_hands::Hands::NextMoversPieces) {
+        if let Some(made) = self.made_under_lifts(t, board, two_hands::Hands::NextMoversPieces) {
             self.make_under_lifts(t, made);
             // The next mover's move may be on the board already.
             let cands = self.candidates(board, false);

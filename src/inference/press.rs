@@ -11,6 +11,7 @@ impl Inference {
         // it: a late press for a move already made leaves the next mover's
         // hand at work (two hands, 1.1).
         let movers_press = self.awaiting_press.is_none() && side == self.game.turn();
+        let mut next_hand_at_work = false;
         // Two hands (1.1): the mover's hand is on the clock, so pieces
         // lifted since his move's last piece was set down are the next
         // mover's; the move was made (4.6) and the press completes it.
@@ -21,13 +22,16 @@ impl Inference {
             && matches!(self.alert, Alert::None | Alert::Illegal { .. })
             && self.pick(&self.candidates(self.board, false)).is_none()
             && let Some(made) =
-                self.made_under_lifts(self.board, super::two_hands::Hands::AnyAfterRelease)
+                self.made_under_lifts(t, self.board, super::two_hands::Hands::AnyAfterRelease)
         {
             self.settle_placed(t);
             self.make_under_lifts(t, made);
+            // The next mover's hand is at work: his move is judged when
+            // the board settles.
+            next_hand_at_work = true;
         }
         // The hand is on the clock: whatever stands on the board is released.
-        if (movers_press || !self.started) && self.last_change.is_some() {
+        if (movers_press || !self.started) && !next_hand_at_work && self.last_change.is_some() {
             self.evaluate(t);
         }
         if !self.started || self.game.is_over() {

@@ -79,7 +79,12 @@ impl Inference {
     /// shows but for pieces lifted since its last piece was set down (the
     /// next mover's hand, `hands` says which). One move, or none when
     /// several could be meant.
-    pub(super) fn made_under_lifts(&self, board: Bitboard, hands: Hands) -> Option<MadeUnder> {
+    pub(super) fn made_under_lifts(
+        &self,
+        t: Millis,
+        board: Bitboard,
+        hands: Hands,
+    ) -> Option<MadeUnder> {
         let pos = self.game.position();
         let mover = pos.turn();
         let mut found: Vec<MadeUnder> = Vec::new();
@@ -126,8 +131,9 @@ impl Inference {
                         self.turn
                             .removals
                             .iter()
-                            .find(|(t, sq)| *sq == s && *t > p)
-                            .is_none_or(|(t, _)| *t >= p + RELEASE_MIN_MS)
+                            .find(|(u, sq)| *sq == s && *u > p)
+                            .map_or(t, |(u, _)| *u)
+                            >= p + RELEASE_MIN_MS
                     })
             };
             let stood = |s: Square| reached(s).is_some();
