@@ -207,9 +207,17 @@ fn moves_made_while_the_board_was_not_read_are_found() {
         .clock(Black)
         .carry("g1", "f3")
         .clock(White);
-    let (s, out) = resume(&before, &events, &h.trace, h.t, Downtime::Pause);
-    assert_eq!(moves(&out), ["e7e5", "g1f3"]);
-    assert_eq!(s.game().ply(), 3);
+    let up = h.t;
+    let (mut s, out) = resume(&before, &events, &h.trace, up, Downtime::Pause);
+    // Two plies (e5, Nf3) or three (e6, Nf3, e5) explain the board: the
+    // next move tells which.
+    assert!(out.iter().all(|e| !e.kind.is_alert()), "{out:?}");
+    h.carry("b8", "c6").clock(Black);
+    let more = feed(&mut s, &h.trace, up + 1, h.t);
+    let mut all = moves(&out);
+    all.extend(moves(&more));
+    assert_eq!(all, ["e7e5", "g1f3", "b8c6"]);
+    assert_eq!(s.game().ply(), 4);
 }
 
 #[test]

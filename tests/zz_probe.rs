@@ -70,3 +70,38 @@ fn probe() {
     }
     println!("{style_name}: {fails} of {n} failed");
 }
+
+#[test]
+fn probe_jump() {
+    let Some(seed) = std::env::var("JSEED")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let k: usize = std::env::var("K").unwrap().parse().unwrap();
+    let (start, moves) = synth::random_game(seed, 60);
+    let at = 4 + (seed as usize * 7) % (moves.len() - 8);
+    let s = synth::faults::inject(
+        &start,
+        &moves,
+        &HandStyle::random(),
+        seed,
+        &[(at, synth::faults::Fault::MissedPlies(k))],
+    )
+    .unwrap();
+    std::fs::write("/tmp/exp/probe.trace", s.to_string()).unwrap();
+    let src = support::source_uci(&start, &moves);
+    println!(
+        "jump at {at}: {:?}; next {:?}",
+        &src[at..at + k],
+        &src[at + k..(at + k + 4).min(src.len())]
+    );
+    let out = support::run(&s, None);
+    let t0 = s.moves[at].first_lift;
+    for e in &out.events {
+        if e.t_ms + 500 >= t0 && e.t_ms <= t0 + 30000 && !e.kind.name().starts_with("piece") {
+            println!("  > {}", e.to_json());
+        }
+    }
+}

@@ -35,7 +35,7 @@ impl Inference {
             ..
         } = *m
         {
-            let lifted = self.turn.lifted_at[from as usize];
+            let lifted = self.turn.first_lift(from);
             let active = self.turn.active_at[to as usize];
             return matches!((lifted, active), (Some(l), Some(a)) if a >= l);
         }

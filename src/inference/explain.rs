@@ -116,11 +116,11 @@ impl Inference {
     /// [`Inference::explain_jump`] with at most `max_plies`.
     pub(super) fn explain_within(&mut self, t: Millis, board: Bitboard, max_plies: usize) -> bool {
         let pos = self.game.position().clone();
-        let mut lines = match missed::search(&pos, board, self.white, max_plies) {
-            missed::Explanation::Unique(line) => vec![line],
-            missed::Explanation::Ambiguous(lines) => lines,
-            missed::Explanation::None => return false,
-        };
+        let mut lines =
+            missed::explanations(&pos, board, self.white, max_plies, missed::Roam::Short);
+        if lines.is_empty() {
+            return false;
+        }
         if in_progress_at(&pos, board) {
             // Nothing missed, a hand at work: also a hypothesis.
             lines.push(Vec::new());
@@ -145,17 +145,20 @@ impl Inference {
             return true;
         }
         let pos = self.game.position().clone();
-        let lines = match missed::search_with(
+        // Pieces in the hand (the board being repaired): not yet a position.
+        if in_progress_at(&pos, board) {
+            return false;
+        }
+        let lines = missed::explanations(
             &pos,
             board,
             self.white,
             self.config.max_missed_plies,
             missed::Roam::Never,
-        ) {
-            missed::Explanation::Unique(line) => vec![line],
-            missed::Explanation::Ambiguous(lines) => lines,
-            missed::Explanation::None => return false,
-        };
+        );
+        if lines.is_empty() {
+            return false;
+        }
         self.hypothesise(t, lines);
         true
     }

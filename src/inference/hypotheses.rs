@@ -44,7 +44,8 @@ impl Inference {
                 seen_last: false,
             })
             .collect();
-        self.turn = TurnHands::default();
+        // The hands keep what they did: a piece lifted before the jump may
+        // be the one a line's next move makes.
         self.settle_lines(
             t,
             Pending {
@@ -82,7 +83,7 @@ impl Inference {
             let moves: Vec<Move> = pos
                 .legal_moves()
                 .into_iter()
-                .filter(|m| occupancy_after(&pos, m) == board)
+                .filter(|m| occupancy_after(&pos, m) == board && self.hand_made(m))
                 .filter(|m| {
                     self.white
                         .is_none_or(|w| colours_after(&pos, m).0 == w || m.is_promotion())
@@ -250,15 +251,28 @@ fn play_line(base: &Chess, plies: &[Move]) -> Chess {
 /// One line per position: lines that reach the same position by other
 /// plies can never be told apart by the board; the first is kept.
 fn dedupe(base: &Chess, lines: &mut Vec<Line>) {
-    let mut seen: Vec<PositionKey> = Vec::with_capacity(lines.len());
-    lines.retain(|line| {
-        let key = PositionKey::of(&play_line(base, &line.plies));
-        if seen.contains(&key) {
-            false
-        } else {
-            seen.push(key);
-            true
+    let keys: Vec<PositionKey> = lines
+        .iter()
+        .map(|line| PositionKey::of(&play_line(base, &line.plies)))
+        .collect();
+    let mut keep = vec![true; lines.len()];
+    for i in 0..lines.len() {
+        for j in 0..i {
+            if keep[j] && keys[j] == keys[i] {
+                // A line whose last ply the hands were seen making wins.
+                if lines[i].seen_last && !lines[j].seen_last {
+                    keep[j] = false;
+                } else {
+                    keep[i] = false;
+                }
+                break;
+            }
         }
+    }
+    let mut i = 0;
+    lines.retain(|_| {
+        i += 1;
+        keep[i - 1]
     });
 }
 

@@ -53,6 +53,50 @@ pub enum Roam {
     Never,
 }
 
+/// Every line that may explain the board: the positions the fewest plies
+/// reach (as [`search_with`]), and those one ply more reaches without
+/// roaming, where the other side has the move — which of the two the
+/// players made, only the next moves tell. Distinct positions, one line each.
+pub fn explanations(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    max_plies: usize,
+    roam_rule: Roam,
+) -> Vec<Vec<Move>> {
+    let mut lines = match search_with(pos, target, white, max_plies, roam_rule) {
+        Explanation::Unique(line) => vec![line],
+        Explanation::Ambiguous(lines) => lines,
+        Explanation::None => return Vec::new(),
+    };
+    let fewest = lines[0].len();
+    if fewest < max_plies {
+        let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
+        let mut nodes = 0;
+        dfs(
+            pos,
+            target,
+            white,
+            fewest + 1,
+            false,
+            Bitboard::EMPTY,
+            &mut Vec::with_capacity(fewest + 1),
+            &mut found,
+            &mut nodes,
+        );
+        if nodes <= NODE_BUDGET {
+            let mut seen: Vec<PositionKey> = Vec::new();
+            for (key, line) in found {
+                if !seen.contains(&key) {
+                    seen.push(key);
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    lines
+}
+
 /// [`search`], with the roaming rule given.
 pub fn search_with(
     pos: &Chess,

@@ -147,6 +147,18 @@ struct TurnHands {
     removals: Vec<(Millis, Square)>,
 }
 
+impl TurnHands {
+    /// When the piece on `sq` first left it this turn (a later hand may
+    /// have passed over the square since).
+    fn first_lift(&self, sq: Square) -> Option<Millis> {
+        self.removals
+            .iter()
+            .find(|(_, s)| *s == sq)
+            .map(|(t, _)| *t)
+            .or(self.lifted_at[sq as usize])
+    }
+}
+
 impl Default for TurnHands {
     fn default() -> TurnHands {
         TurnHands {
@@ -591,7 +603,9 @@ impl Inference {
             return;
         }
         self.promotion = None;
-        if let Some(made) = self.made_under_lifts(t, board, two_hands::Hands::NextMoversPieces) {
+        if !jump
+            && let Some(made) = self.made_under_lifts(t, board, two_hands::Hands::NextMoversPieces)
+        {
             self.make_under_lifts(t, made);
             // The next mover's move may be on the board already.
             let cands = self.candidates(board, false);

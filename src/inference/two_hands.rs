@@ -38,7 +38,9 @@ impl Inference {
     /// having it, that move's last piece is released now: the lift is the
     /// next mover's, who has the move (1.1, 4.6).
     pub(super) fn next_mover_lifts(&mut self, t: Millis, sq: Square) {
+        // Several squares in one scan are a jump, not two hands.
         if !self.started
+            || self.jump
             || self.game.is_over()
             || self.awaiting_press.is_some()
             || self.pending.is_some()
@@ -111,7 +113,7 @@ impl Inference {
                     .map_or(Bitboard::EMPTY, Bitboard::from_square);
             let began = must_lift(&m)
                 .into_iter()
-                .filter_map(|s| self.turn.lifted_at[s as usize])
+                .filter_map(|s| self.turn.first_lift(s))
                 .min();
             let Some(began) = began else { continue };
             // When the mover's piece reached each square: the first piece
@@ -164,7 +166,11 @@ impl Inference {
                     return false;
                 };
                 match after_pos.board().color_at(y) {
-                    Some(c) if c != mover => at >= began && !must_lift(&m).contains(y),
+                    // Not in the very scan that set the move down: that
+                    // is a jump, not two hands.
+                    Some(c) if c != mover => {
+                        at >= began && at != release && !must_lift(&m).contains(y)
+                    }
                     Some(_) if at <= release => false,
                     // The piece just moved, lifted again: it stood long
                     // enough to have been let go (not a slide or a brush
