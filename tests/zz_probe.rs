@@ -105,3 +105,105 @@ fn probe_jump() {
         }
     }
 }
+
+#[test]
+fn probe_jump2() {
+    let Some(seed) = std::env::var("J2SEED")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let k: usize = std::env::var("K").unwrap().parse().unwrap();
+    let at: usize = std::env::var("AT").unwrap().parse().unwrap();
+    let plies: usize = std::env::var("PLIES")
+        .unwrap_or("160".into())
+        .parse()
+        .unwrap();
+    let (start, moves) = synth::random_game(seed, plies);
+    let s = synth::faults::inject(
+        &start,
+        &moves,
+        &HandStyle::random(),
+        seed,
+        &[(at, synth::faults::Fault::MissedPlies(k))],
+    )
+    .unwrap();
+    std::fs::write("/tmp/exp/probe.trace", s.to_string()).unwrap();
+    let src = support::source_uci(&start, &moves);
+    println!(
+        "jump at {at}: {:?}; next {:?}",
+        &src[at..at + k],
+        &src[at + k..(at + k + 8).min(src.len())]
+    );
+    let out = support::run(&s, None);
+    let t0 = s.moves[at].first_lift;
+    for e in &out.events {
+        if e.t_ms + 500 >= t0 && e.t_ms <= t0 + 60000 && !e.kind.name().starts_with("piece") {
+            println!("  > {}", e.to_json());
+        }
+    }
+}
+#[test]
+fn probe_game() {
+    let Some(seed) = std::env::var("GSEED")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let (start, moves) = synth::random_game(seed, 160);
+    let src = support::source_uci(&start, &moves);
+    for (i, m) in src.iter().enumerate() {
+        print!("{i}:{m} ");
+    }
+    println!();
+}
+#[test]
+fn probe_corpus_jump() {
+    let Some(num) = std::env::var("CGAME")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    else {
+        return;
+    };
+    let file = std::env::var("CFILE").unwrap();
+    let k: usize = std::env::var("K").unwrap().parse().unwrap();
+    let at: usize = std::env::var("AT").unwrap().parse().unwrap();
+    let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
+    let casual = std::env::var("CASUAL").is_ok();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
+    let games = touchmove::game::pgn::read_file(&dir.join(&file)).unwrap();
+    let game = games
+        .iter()
+        .map(|g| g.as_ref().unwrap())
+        .find(|g| g.number == num)
+        .unwrap();
+    let style = if casual {
+        HandStyle::casual()
+    } else {
+        HandStyle::random()
+    };
+    let s = synth::faults::inject(
+        game.start.position(),
+        &game.moves,
+        &style,
+        seed,
+        &[(at, synth::faults::Fault::MissedPlies(k))],
+    )
+    .unwrap();
+    std::fs::write("/tmp/exp/probe.trace", s.to_string()).unwrap();
+    let src = support::source_uci(game.start.position(), &game.moves);
+    println!(
+        "jump at {at}: {:?}; next {:?}",
+        &src[at..at + k],
+        &src[at + k..(at + k + 8).min(src.len())]
+    );
+    let out = support::run(&s, None);
+    let t0 = s.moves[at].first_lift;
+    for e in &out.events {
+        if e.t_ms + 500 >= t0 && e.t_ms <= t0 + 40000 && !e.kind.name().starts_with("piece") {
+            println!("  > {}", e.to_json());
+        }
+    }
+}

@@ -5,8 +5,6 @@
 //! one line remains. While several remain, a `candidates` event names them.
 use shakmaty::Role;
 
-use crate::game::repetition::PositionKey;
-
 use super::*;
 
 /// The most lines kept open at once.
@@ -66,15 +64,14 @@ impl Inference {
     ) -> bool {
         let base = self.game.position().clone();
         let mut next: Vec<Line> = Vec::new();
+        // Lines extended at this settle by a move the hands made.
+        let mut extended = 0;
         for line in pending.lines {
             let pos = play_line(&base, &line.plies);
             if pos.board().occupied() == board
                 && self.white.is_none_or(|w| w == pos.board().white())
             {
-                next.push(Line {
-                    seen_last: false,
-                    ..line
-                });
+                next.push(line);
                 continue;
             }
             if pos.is_game_over() {
@@ -97,15 +94,46 @@ impl Inference {
                         plies,
                         seen_last: true,
                     });
+                    extended += 1;
                 }
                 continue;
             }
-            if explain::in_progress_at(&pos, board) {
-                next.push(Line {
-                    seen_last: false,
-                    ..line
-                });
+            // Pieces only missing: a hand at work (a piece adjusted, the
+            // next move begun); the board has not contradicted the line.
+            let only_missing = (board & !pos.board().occupied()).is_empty();
+            if only_missing || explain::in_progress_at(&pos, board) {
+                next.push(line);
                 continue;
+            }
+            // Casual play: the move just seen corrected (a piece of it
+            // moved on, a rook set down first and then the king castling).
+            if line.seen_last
+                && !self.profile.is_fide()
+                && let Some(last) = line.plies.last().copied()
+            {
+                let before = play_line(&base, &line.plies[..line.plies.len() - 1]);
+                let corrections: Vec<Move> = before
+                    .legal_moves()
+                    .into_iter()
+                    .filter(|m| {
+                        *m != last
+                            && (moving_from(m) & moving_from(&last)).any()
+                            && occupancy_after(&before, m) == board
+                    })
+                    .collect();
+                if !corrections.is_empty() {
+                    for m in corrections {
+                        let mut plies = line.plies.clone();
+                        plies.pop();
+                        plies.push(m);
+                        next.push(Line {
+                            plies,
+                            seen_last: true,
+                        });
+                        extended += 1;
+                    }
+                    continue;
+                }
             }
             let found = match missed::search_with(
                 &pos,
@@ -130,6 +158,11 @@ impl Inference {
         if next.is_empty() {
             self.close_candidates(t, &pending.announced);
             return false;
+        }
+        if extended == next.len() {
+            // Every line saw the same move made: the next turn's hands
+            // start afresh (4.3 binds from the next touch).
+            self.turn = TurnHands::default();
         }
         self.settle_lines(
             t,
@@ -163,7 +196,7 @@ impl Inference {
     /// Records the plies every line shares, then the whole line when one
     /// remains; else keeps them open and announces them.
     fn settle_lines(&mut self, t: Millis, mut pending: Pending) {
-        dedupe(&self.game.position().clone(), &mut pending.lines);
+        dedupe(&mut pending.lines);
         pending.lines.truncate(MAX_LINES);
         let shared = shared_prefix(&pending.lines);
         let alone = pending.lines.len() == 1;
@@ -248,18 +281,15 @@ fn play_line(base: &Chess, plies: &[Move]) -> Chess {
     pos
 }
 
-/// One line per position: lines that reach the same position by other
-/// plies can never be told apart by the board; the first is kept.
-fn dedupe(base: &Chess, lines: &mut Vec<Line>) {
-    let keys: Vec<PositionKey> = lines
-        .iter()
-        .map(|line| PositionKey::of(&play_line(base, &line.plies)))
-        .collect();
+/// One line per run of plies; a line whose last ply the hands were seen
+/// making wins over the same plies inferred. Lines that reach the same
+/// position by other plies (a transposition) stay apart: the board will
+/// never tell them apart, and which order was played is not known.
+fn dedupe(lines: &mut Vec<Line>) {
     let mut keep = vec![true; lines.len()];
     for i in 0..lines.len() {
         for j in 0..i {
-            if keep[j] && keys[j] == keys[i] {
-                // A line whose last ply the hands were seen making wins.
+            if keep[j] && lines[j].plies == lines[i].plies {
                 if lines[i].seen_last && !lines[j].seen_last {
                     keep[j] = false;
                 } else {

@@ -64,12 +64,35 @@ pub fn explanations(
     max_plies: usize,
     roam_rule: Roam,
 ) -> Vec<Vec<Move>> {
-    let mut lines = match search_with(pos, target, white, max_plies, roam_rule) {
-        Explanation::Unique(line) => vec![line],
-        Explanation::Ambiguous(lines) => lines,
-        Explanation::None => return Vec::new(),
+    // Every line at the fewest plies: lines reaching one position by other
+    // plies (a transposition, a promotion whose piece was taken) are kept.
+    let mut nodes = 0;
+    let mut lines: Vec<Vec<Move>> = Vec::new();
+    for depth in 1..=max_plies {
+        let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
+        let roam = depth <= ROAM_DEPTH && roam_rule == Roam::Short;
+        dfs(
+            pos,
+            target,
+            white,
+            depth,
+            roam,
+            Bitboard::EMPTY,
+            &mut Vec::with_capacity(depth),
+            &mut found,
+            &mut nodes,
+        );
+        if nodes > NODE_BUDGET {
+            return Vec::new();
+        }
+        if !found.is_empty() {
+            lines = found.into_iter().map(|(_, line)| line).collect();
+            break;
+        }
+    }
+    let Some(fewest) = lines.first().map(Vec::len) else {
+        return Vec::new();
     };
-    let fewest = lines[0].len();
     if fewest < max_plies {
         let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
         let mut nodes = 0;

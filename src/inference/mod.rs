@@ -631,10 +631,12 @@ impl Inference {
         }
         // Without a jump, a move the sensors missed (a capture whose
         // captured piece never read empty) and the reply to it.
-        if !jump && self.explain_missed_reply(t, board) {
+        let missing_only = (board & !expected).is_empty();
+        // (A board with pieces missing only waits for the grace first: a
+        // hand may still be at work.)
+        if !jump && !missing_only && self.explain_missed_reply(t, board) {
             return;
         }
-        let missing_only = (board & !expected).is_empty();
         if missing_only {
             // The grace runs from the last change: a hand still at work
             // (the opponent answering) is not a displaced board yet.

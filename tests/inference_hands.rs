@@ -1,0 +1,303 @@
+//! Real players' hands, end to end through the session as `touchmove
+//! replay` drives it: the next mover grabbing before the clock press
+//! (blitz and bullet hands, Article 1.1), pieces brushed without a
+//! deliberate touch (4.3), moves made while the sensors were not read
+//! (1–4 plies, a promotion among them), and players who play on after a
+//! completed illegal move they fixed their own way (7.4 / 7.5).
+//!
+//! By default a sample runs; `TOUCHMOVE_FULL=1` runs every corpus game and
+//! 1,000 random games per hand style, and prints the shares.
+mod support;
+
+use std::path::Path;
+
+use shakmaty::{Chess, Move, Position};
+use touchmove::events::EventKind;
+use touchmove::game::{Profile, pgn};
+use touchmove::synth::faults::{self, Fault};
+use touchmove::synth::{self, Expected, HandStyle, Synthesized};
+
+fn full() -> bool {
+    std::env::var("TOUCHMOVE_FULL").is_ok_and(|v| v == "1")
+}
+
+/// The corpus games, every one in a full run, a sample otherwise.
+fn corpus(step: usize) -> Vec<(String, Chess, Vec<Move>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
+    let mut out = Vec::new();
+    for name in [
+        "197308bcf.pgn",
+        "200807britchamp.pgn",
+        "201507britchamp.pgn",
+        "twic1599.pgn",
+    ] {
+        let games = pgn::read_file(&dir.join(name)).unwrap();
+        for game in games.iter().step_by(if full() { 1 } else { step }) {
+            let game = game.as_ref().unwrap();
+            out.push((
+                format!("{name} game {}", game.number),
+                game.start.position().clone(),
+                game.moves.clone(),
+            ));
+        }
+    }
+    out
+}
+
+fn random(n: u64) -> Vec<(String, Chess, Vec<Move>)> {
+    (0..n)
+        .map(|seed| {
+            let (start, moves) = synth::random_game(seed, 160);
+            (format!("random game {seed}"), start, moves)
+        })
+        .collect()
+}
+
+fn report(what: &str, failures: &[String], checked: usize) {
+    if full() {
+        println!("{what}: {} of {checked} exact", checked - failures.len());
+    }
+    assert!(checked > 0);
+    assert!(
+        failures.is_empty(),
+        "{what}: {} of {checked} failed:\n{}",
+        failures.len(),
+        failures[..failures.len().min(3)].join("\n")
+    );
+}
+
+fn clean_under(style: &str) {
+    let style = HandStyle::by_name(style).unwrap();
+    let mut games = corpus(41);
+    games.extend(random(if full() { 1000 } else { 40 }));
+    let mut failures = Vec::new();
+    for (i, (name, start, moves)) in games.iter().enumerate() {
+        if let Err(e) = support::check_clean(start, moves, &style, i as u64 * 7 + 3) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    report(&style.name, &failures, games.len());
+}
+
+#[test]
+fn blitz_hands_grabbing_before_the_press_are_read_exactly() {
+    clean_under("blitz-hands");
+}
+
+#[test]
+fn bullet_hands_reacting_in_100_ms_are_read_exactly() {
+    clean_under("bullet");
+}
+
+#[test]
+fn brushed_pieces_raise_no_touch_and_no_alert() {
+    clean_under("nudges");
+}
+
+/// What became of a jump: the record equals the game, or the record stops
+/// at a point where lines are still open and one of them is the game's.
+#[derive(Debug, PartialEq, Eq)]
+enum JumpOutcome {
+    Exact,
+    Open,
+}
+
+fn judge_jump(
+    s: &Synthesized,
+    start: &Chess,
+    moves: &[Move],
+    profile: Profile,
+) -> Result<JumpOutcome, String> {
+    let out = support::run(s, Some(profile));
+    let played = support::played_uci(&out.session);
+    let source = support::source_uci(start, moves);
+    let alerts = support::alerts(&out.events);
+    if !alerts.is_empty() {
+        return Err(format!(
+            "alerts {:?}",
+            alerts.iter().map(|e| e.to_json()).collect::<Vec<_>>()
+        ));
+    }
+    let prefix = played.len() <= source.len() && played[..] == source[..played.len()];
+    if !prefix {
+        return Err(format!("record {played:?} is not the game's {source:?}"));
+    }
+    if played.len() == source.len() || out.session.game().is_over() {
+        return Ok(JumpOutcome::Exact);
+    }
+    let open = out.events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::Candidates { lines } => Some(lines.clone()),
+        _ => None,
+    });
+    let Some(lines) = open.filter(|l| !l.is_empty()) else {
+        return Err(format!(
+            "record stops after {} of {} plies with no line open",
+            played.len(),
+            source.len()
+        ));
+    };
+    // The game's own continuation is among the open lines' positions.
+    let mut at = start.clone();
+    for m in &moves[..played.len()] {
+        at.play_unchecked(*m);
+    }
+    let reaches = |line: &str| {
+        let mut p = at.clone();
+        for uci in line.split_whitespace() {
+            let Ok(m) = uci
+                .parse::<shakmaty::uci::UciMove>()
+                .map_err(|_| ())
+                .and_then(|u| u.to_move(&p).map_err(|_| ()))
+            else {
+                return None;
+            };
+            p.play_unchecked(m);
+        }
+        Some(touchmove::game::fen_of(&p))
+    };
+    let truth_prefixes: Vec<String> = (played.len()..=source.len())
+        .map(|n| {
+            let mut p = at.clone();
+            for m in &moves[played.len()..n] {
+                p.play_unchecked(*m);
+            }
+            touchmove::game::fen_of(&p)
+        })
+        .collect();
+    if lines
+        .iter()
+        .filter_map(|l| reaches(l))
+        .any(|f| truth_prefixes.contains(&f))
+    {
+        Ok(JumpOutcome::Open)
+    } else {
+        Err(format!("open lines {lines:?} miss the game"))
+    }
+}
+
+fn jumps_under(profile: Profile) {
+    let style = if profile == Profile::Casual {
+        HandStyle::casual()
+    } else {
+        HandStyle::random()
+    };
+    let mut games = corpus(23);
+    games.extend(random(if full() { 200 } else { 20 }));
+    let (mut exact, mut open, mut checked) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for (i, (name, start, moves)) in games.iter().enumerate() {
+        if moves.len() < 6 {
+            continue;
+        }
+        let seed = i as u64 * 13 + 1;
+        let Ok((placed, s)) = faults::inject_jumps(start, moves, &style, seed, 1) else {
+            continue;
+        };
+        if placed.is_empty() {
+            continue;
+        }
+        checked += 1;
+        match judge_jump(&s, start, moves, profile) {
+            Ok(JumpOutcome::Exact) => exact += 1,
+            Ok(JumpOutcome::Open) => open += 1,
+            Err(e) => failures.push(format!("{name} seed {seed} {placed:?}: {e}")),
+        }
+    }
+    if full() {
+        println!(
+            "jumps ({}): {checked} games, {exact} exact, {open} still open at the end",
+            profile.name()
+        );
+    }
+    report(&format!("jumps ({})", profile.name()), &failures, checked);
+}
+
+#[test]
+fn jumps_of_one_to_four_plies_are_recorded_in_fide_play() {
+    jumps_under(Profile::FideStandard);
+}
+
+#[test]
+fn jumps_of_one_to_four_plies_are_recorded_in_casual_play() {
+    jumps_under(Profile::Casual);
+}
+
+#[test]
+fn a_promotion_inside_a_jump_is_settled_by_how_the_piece_moves() {
+    let (mut checked, mut failures) = (0, Vec::new());
+    for seed in 0..if full() { 400 } else { 80 } {
+        let (start, moves) = synth::random_game(seed, 160);
+        let Some(&p) = faults::promotion_indices(&moves)
+            .iter()
+            .find(|&&p| p >= 1 && p + 4 < moves.len())
+        else {
+            continue;
+        };
+        // The jump covers the promotion and the reply.
+        let at = p;
+        let Ok(s) = faults::inject(
+            &start,
+            &moves,
+            &HandStyle::random(),
+            seed,
+            &[(at, Fault::MissedPlies(2))],
+        ) else {
+            continue;
+        };
+        checked += 1;
+        if let Err(e) = judge_jump(&s, &start, &moves, Profile::FideStandard) {
+            failures.push(format!("random game {seed} jump at {at}: {e}"));
+        }
+    }
+    report("promotions inside jumps", &failures, checked);
+}
+
+#[test]
+fn players_who_fix_a_completed_illegal_move_their_own_way_are_recorded() {
+    let (mut checked, mut failures) = (0, Vec::new());
+    for seed in 0..if full() { 300 } else { 40 } {
+        let (start, moves) = synth::random_game(seed, 100);
+        if moves.len() < 12 {
+            continue;
+        }
+        let at = 3 + (seed as usize * 5) % (moves.len() - 6);
+        let Ok(s) = faults::inject(
+            &start,
+            &moves,
+            &HandStyle::random(),
+            seed,
+            &[(at, Fault::IllegalFixedOwnWay)],
+        ) else {
+            continue;
+        };
+        checked += 1;
+        let out = support::run(&s, None);
+        let played = support::played_uci(&out.session);
+        let source = support::source_uci(&start, &moves);
+        let alerts: Vec<serde_json::Value> = support::alerts(&out.events)
+            .iter()
+            .map(|e| serde_json::from_str(&e.to_json()).unwrap())
+            .collect();
+        // The completed illegal move stays counted and reported (the
+        // arbiter rules); the moves after it are recorded.
+        let illegal = s
+            .expected
+            .iter()
+            .filter(|e| matches!(e, Expected::IllegalMove { .. }))
+            .count();
+        let reported = alerts
+            .iter()
+            .filter(|a| a["type"] == "illegal_move" && a["completed"] == true)
+            .count();
+        let complete = played.len() == source.len() || out.session.game().is_over();
+        let prefix = played.len() <= source.len() && played[..] == source[..played.len()];
+        if !(prefix && complete && reported == illegal && alerts.len() == illegal) {
+            failures.push(format!(
+                "random game {seed} at {at}: played {} of {}, alerts {alerts:?}",
+                played.len(),
+                source.len()
+            ));
+        }
+    }
+    report("illegal moves fixed their own way", &failures, checked);
+}
