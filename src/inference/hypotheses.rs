@@ -81,6 +81,12 @@ impl Inference {
                 .legal_moves()
                 .into_iter()
                 .filter(|m| occupancy_after(&pos, m) == board && self.hand_made(m))
+                // A promotion the hands make: the piece named, or a queen
+                // (a name entered later replaces it, see below).
+                .filter(|m| {
+                    m.promotion()
+                        .is_none_or(|r| r == self.promotion_choice.unwrap_or(Role::Queen))
+                })
                 .filter(|m| {
                     self.white
                         .is_none_or(|w| colours_after(&pos, m).0 == w || m.is_promotion())
@@ -174,20 +180,44 @@ impl Inference {
         true
     }
 
-    /// A promotion choice while lines are open keeps the lines whose last
-    /// promotion made that piece (lines without a promotion stay).
+    /// A promotion choice while lines are open: a promotion the hands just
+    /// made (the last ply of the lines) becomes the piece named (3.7e).
+    /// False when no line ends in a promotion (the choice is kept for the
+    /// promotion to come).
     pub(super) fn promotion_named(&mut self, t: Millis, role: Role) -> bool {
         let Some(mut pending) = self.pending.take() else {
             return false;
         };
-        let promoted = |line: &Line| line.plies.iter().rev().find_map(|m| m.promotion());
-        if pending.lines.iter().any(|l| promoted(l).is_some()) {
-            pending
-                .lines
-                .retain(|l| promoted(l).is_none_or(|r| r == role));
+        let base = self.game.position().clone();
+        let mut renamed = false;
+        for line in &mut pending.lines {
+            let Some(Move::Normal {
+                role: piece,
+                from,
+                capture,
+                to,
+                promotion: Some(_),
+            }) = line.plies.last().copied()
+            else {
+                continue;
+            };
+            let named = Move::Normal {
+                role: piece,
+                from,
+                capture,
+                to,
+                promotion: Some(role),
+            };
+            let before = play_line(&base, &line.plies[..line.plies.len() - 1]);
+            if before.is_legal(named) {
+                line.plies.pop();
+                line.plies.push(named);
+                renamed = true;
+            }
         }
-        if pending.lines.is_empty() {
-            return true;
+        if !renamed {
+            self.pending = Some(pending);
+            return false;
         }
         self.settle_lines(t, pending);
         true

@@ -19,7 +19,7 @@ pub enum Explanation {
 }
 
 /// The most sequences collected before giving up on uniqueness.
-const MAX_SOLUTIONS: usize = 32;
+const MAX_SOLUTIONS: usize = 64;
 
 /// The most positions one search visits: beyond it the board is "not
 /// explained" rather than the scan loop stalled.
@@ -56,7 +56,8 @@ pub enum Roam {
 /// Every line that may explain the board: the positions the fewest plies
 /// reach (as [`search_with`]), and those one ply more reaches without
 /// roaming, where the other side has the move — which of the two the
-/// players made, only the next moves tell. Distinct positions, one line each.
+/// players made, only the next moves tell. Lines reaching one position by
+/// other plies stay apart: which were played, the board never tells.
 pub fn explanations(
     pos: &Chess,
     target: Bitboard,
@@ -108,13 +109,7 @@ pub fn explanations(
             &mut nodes,
         );
         if nodes <= NODE_BUDGET {
-            let mut seen: Vec<PositionKey> = Vec::new();
-            for (key, line) in found {
-                if !seen.contains(&key) {
-                    seen.push(key);
-                    lines.push(line);
-                }
-            }
+            lines.extend(found.into_iter().map(|(_, line)| line));
         }
     }
     lines

@@ -12,6 +12,10 @@ impl Inference {
         if self.promotion_named(t, role) {
             return;
         }
+        if self.has_open_lines() {
+            self.promotion_choice = Some(role);
+            return;
+        }
         if let Some(p) = self.promotion
             && self.last_change.is_none()
         {
