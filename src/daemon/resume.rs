@@ -143,6 +143,7 @@ mod tests {
                 san: "e4".into(),
                 uci: "e2e4".into(),
                 fen: String::new(),
+                inferred: false,
             },
         )
     }

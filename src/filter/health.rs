@@ -65,12 +65,13 @@ pub struct HealthConfig {
 }
 
 impl HealthConfig {
-    /// 30 toggles. A hand lifts or sets down a piece on one square at most
-    /// two or three times a second (an adjustment, a piece put back), and
-    /// each of those bounces a few times at most: well under 30 raw toggles.
-    /// A failing contact or a sensor sitting at its threshold, read at
-    /// about 1 kHz, toggles hundreds of times a second.
-    pub const DEFAULT_CHATTER_TOGGLES: u16 = 30;
+    /// 60 toggles. In bullet an exchange on one square takes its pieces
+    /// off and on four or five times a second (the captured piece, the
+    /// capturing one rocking as it lands, the recapture), each bouncing up
+    /// to five times: up to about 40 raw toggles in a second. A failing
+    /// contact or a sensor sitting at its threshold, read at about 1 kHz,
+    /// toggles hundreds of times a second.
+    pub const DEFAULT_CHATTER_TOGGLES: u16 = 60;
     /// One second.
     pub const DEFAULT_CHATTER_WINDOW_MS: Millis = 1_000;
     /// Five seconds of quiet before a chattering square counts as well again,

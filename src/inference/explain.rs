@@ -130,9 +130,10 @@ impl Inference {
     }
 
     /// Never stuck: the board, after an alert, shows a position that a
-    /// move of the hands or a short line of legal plies (no roaming: the
-    /// hands were seen) explains. The line is recorded, the alert closed.
-    pub(super) fn resync(&mut self, t: Millis, board: Bitboard) -> bool {
+    /// move of the hands or a short line of legal plies explains (no
+    /// roaming unless the board jumped: the hands were seen). The line is
+    /// recorded, the alert closed.
+    pub(super) fn resync(&mut self, t: Millis, board: Bitboard, jump: bool) -> bool {
         let cands = self.candidates(board, false);
         if let Some(m) = self.pick(&cands) {
             if m.is_promotion() {
@@ -154,8 +155,20 @@ impl Inference {
             board,
             self.white,
             self.config.max_missed_plies,
-            missed::Roam::Never,
+            // Roaming only when the board jumped: nobody saw the hands.
+            if jump {
+                missed::Roam::Short
+            } else {
+                missed::Roam::Never
+            },
         );
+        // Without a jump the hands were seen: every piece a line moves
+        // must have been seen lifted (no phantom line of tempo moves).
+        let seen = self.turn.lifts | self.turn.flicker;
+        let lines: Vec<Vec<Move>> = lines
+            .into_iter()
+            .filter(|line| jump || line.iter().all(|m| (moving_from(m) & !seen).is_empty()))
+            .collect();
         if lines.is_empty() {
             return false;
         }

@@ -5,6 +5,8 @@
 //! one line remains. While several remain, a `candidates` event names them.
 use shakmaty::Role;
 
+use crate::game::repetition::PositionKey;
+
 use super::*;
 
 /// The most lines kept open at once.
@@ -152,7 +154,12 @@ impl Inference {
                 missed::Explanation::Ambiguous(more) => more,
                 missed::Explanation::None => Vec::new(),
             };
-            for more in found {
+            // The hands were seen: every piece these plies move was lifted.
+            let seen = self.turn.lifts | self.turn.flicker;
+            for more in found
+                .into_iter()
+                .filter(|more| more.iter().all(|m| (moving_from(m) & !seen).is_empty()))
+            {
                 let mut plies = line.plies.clone();
                 plies.extend(more);
                 next.push(Line {
@@ -228,6 +235,26 @@ impl Inference {
     fn settle_lines(&mut self, t: Millis, mut pending: Pending) {
         dedupe(&mut pending.lines);
         pending.lines.truncate(MAX_LINES);
+        // Lines that all reach one position (a transposition, a promoted
+        // piece taken before it moved): the position is certain and the
+        // record goes on; which order of the missed plies was played the
+        // board can never tell, so the first line found is recorded, its
+        // plies marked inferred. A line the hands were seen ending wins.
+        let base = self.game.position().clone();
+        let first_key = pending
+            .lines
+            .first()
+            .map(|l| PositionKey::of(&play_line(&base, &l.plies)));
+        let one_position = pending
+            .lines
+            .iter()
+            .all(|l| Some(PositionKey::of(&play_line(&base, &l.plies))) == first_key);
+        if one_position && pending.lines.len() > 1 {
+            if let Some(i) = pending.lines.iter().position(|l| l.seen_last) {
+                pending.lines.swap(0, i);
+            }
+            pending.lines.truncate(1);
+        }
         let shared = shared_prefix(&pending.lines);
         let alone = pending.lines.len() == 1;
         if shared > 0 && !alone {

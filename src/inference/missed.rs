@@ -190,8 +190,13 @@ fn dfs(
     }
     let diff = occ ^ target;
     for m in pos.legal_moves() {
-        // Guided: a piece leaves a square that must change, or moves again.
-        if (moving_from(&m) & (diff | entered)).is_empty() && !(roam && remaining >= 3) {
+        // Guided: a piece leaves a square that must change, or moves again,
+        // or reaches a square that must be filled (its own square may be
+        // taken by another piece later).
+        // A capture too: the captured piece's square stays occupied, and
+        // the capturer's may be filled again by a later ply.
+        let fills = (occupancy_after(pos, &m) & !occ & diff).any() || m.is_capture();
+        if (moving_from(&m) & (diff | entered)).is_empty() && !fills && !(roam && remaining >= 3) {
             continue;
         }
         let after = occupancy_after(pos, &m);

@@ -575,7 +575,7 @@ impl Inference {
                 return;
             }
             // Never stuck: legal play from the record explains the board.
-            if (changed || jump) && self.resync(t, board) {
+            if (changed || jump) && self.resync(t, board, jump) {
                 return;
             }
             if let Alert::Displaced(squares) = &self.alert {

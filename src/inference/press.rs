@@ -68,7 +68,29 @@ impl Inference {
         match self.alert.clone() {
             Alert::Illegal { from, to } => self.complete_illegal(t, side, from, to),
             Alert::Reinstate | Alert::Displaced(_) => {
-                PressMeaning::Ignored("the board is being repaired")
+                // Never stuck: the press says a move was made; a capture
+                // whose captured piece never read empty explains the board.
+                let expected = self.game.position().board().occupied();
+                let cands = if self.board == expected {
+                    Vec::new()
+                } else {
+                    self.candidates(self.board, true)
+                };
+                if cands.is_empty() {
+                    return PressMeaning::Ignored("the board is being repaired");
+                }
+                if let Some(m) = self.pick(&cands) {
+                    self.turn.touches.clear();
+                    self.make_move(t, m);
+                    self.restored(t);
+                    if let Some(ply) = self.awaiting_press.take() {
+                        self.emit(t, EventKind::MoveCompleted { ply });
+                        return PressMeaning::Completed { ply };
+                    }
+                    return PressMeaning::Ignored("the move ended the game");
+                }
+                self.hypothesise(t, cands.into_iter().map(|m| vec![m]).collect());
+                PressMeaning::Ignored("several legal moves explain the board")
             }
             Alert::None => {
                 let expected = self.game.position().board().occupied();
@@ -82,6 +104,13 @@ impl Inference {
                 // A capture whose captured piece the sensors never saw leave
                 // (or missed): the press says the move is complete.
                 let cands = self.candidates(self.board, true);
+                if self.pick(&cands).is_none() && !cands.is_empty() {
+                    // Several captures whose captured piece never read
+                    // empty explain the board: a legal move was made, which
+                    // one the next moves tell (certainty first).
+                    self.hypothesise(t, cands.into_iter().map(|m| vec![m]).collect());
+                    return PressMeaning::Ignored("several legal moves explain the board");
+                }
                 if let Some(m) = self.pick(&cands) {
                     self.make_move(t, m);
                     if let Some(ply) = self.awaiting_press.take() {

@@ -188,10 +188,12 @@ impl Inference {
                     Some(_) => {
                         hands == Hands::AnyAfterRelease
                             || !pos.legal_moves().iter().any(|c| {
-                                c.is_castle() && moving_from(c).contains(y) && {
-                                    let both = moving_from(c);
-                                    (moving_from(&m) & both).any()
-                                }
+                                // The move looks like half of castling: its
+                                // piece stands where castling puts it.
+                                c.is_castle()
+                                    && moving_from(c).contains(y)
+                                    && (moving_from(&m) & moving_from(c)).any()
+                                    && (arrived & !occupancy_after(pos, c)).is_empty()
                             })
                     }
                     None => false,
