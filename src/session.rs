@@ -369,6 +369,16 @@ impl Session {
                 }
                 self.finish_clock_if_over(t, out);
             }
+            // Moves the sensors did not read are not yet known: the clock
+            // still takes the running side's press, as a real clock does
+            // (6.7); the record follows once the board tells the moves.
+            PressMeaning::Ignored(_) if self.inference.lines_open() => {
+                if let Some(clock) = &mut self.clock
+                    && let Ok(Press::Completed(_)) = clock.press(t, side)
+                {
+                    self.clock_event(t, "press", out);
+                }
+            }
             PressMeaning::Ignored(_) => {}
         }
         self.finish_clock_if_over(t, out);

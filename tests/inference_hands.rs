@@ -367,3 +367,65 @@ fn players_who_fix_a_completed_illegal_move_their_own_way_are_recorded() {
     }
     report("illegal moves fixed their own way", &failures, checked);
 }
+
+/// The new hands end to end through the command line: `touchmove synth`
+/// writes traces and the moves they must give, `touchmove replay` reads
+/// them back.
+#[test]
+fn synthesized_fast_hands_replay_through_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("touchmove-hands-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = env!("CARGO_BIN_EXE_touchmove");
+    for style in ["blitz-hands", "bullet", "nudges"] {
+        let out = std::process::Command::new(bin)
+            .args(["synth", "--random", "3", "--plies", "80", "--seed", "11"])
+            .args(["--style", style, "--expected", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for seed in 11..14 {
+            let name = format!("random-{seed}");
+            let trace = dir.join(format!("{name}.trace"));
+            let expected = std::fs::read_to_string(dir.join(format!("{name}.expected.jsonl")))
+                .unwrap_or_else(|e| panic!("{name}.expected.jsonl: {e}"));
+            let replay = std::process::Command::new(bin)
+                .args(["replay", "--events"])
+                .arg(&trace)
+                .output()
+                .unwrap();
+            assert!(
+                replay.status.success(),
+                "{}",
+                String::from_utf8_lossy(&replay.stderr)
+            );
+            let moves = |text: &str, field: &str| -> Vec<String> {
+                text.lines()
+                    .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                    .filter(|v| v["type"] == field)
+                    .map(|v| v["uci"].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            };
+            let got = String::from_utf8_lossy(&replay.stdout).to_string();
+            assert_eq!(
+                moves(&got, "move"),
+                moves(&expected, "move"),
+                "{style} {name}"
+            );
+            let alerts: Vec<&str> = got
+                .lines()
+                .filter(|l| {
+                    ["illegal_move", "touch_move", "displaced"]
+                        .iter()
+                        .any(|k| l.contains(&format!("\"type\":\"{k}\"")))
+                })
+                .collect();
+            assert!(alerts.is_empty(), "{style} {name}: {alerts:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

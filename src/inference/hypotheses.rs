@@ -314,6 +314,7 @@ impl Inference {
         let alerted = self.alert != Alert::None;
         let mut plies = line.plies;
         let seen = if line.seen_last { plies.pop() } else { None };
+        let hands = self.turn.clone();
         self.adopt(t, plies);
         if let Some(m) = seen
             && !self.game.is_over()
@@ -321,7 +322,19 @@ impl Inference {
             // Which hand touched what is not known across the lines: no
             // touch-move alert (certainty first).
             self.turn.touches.clear();
+            let arrivals = occupancy_after(self.game.position(), &m)
+                & !self.game.position().board().occupied();
+            let release = hands
+                .placements
+                .iter()
+                .filter(|(_, sq)| arrivals.contains(*sq) || m.to() == *sq)
+                .map(|(t, _)| *t)
+                .max();
             self.make_move(t, m);
+            // What the next mover's hand did since stays his (two hands).
+            if let Some(release) = release {
+                self.carry_over(&hands, release);
+            }
         }
         if alerted && !self.game.is_over() {
             self.restored(t);

@@ -310,6 +310,12 @@ impl Inference {
     pub fn awaiting_press(&self) -> Option<usize> {
         self.awaiting_press
     }
+    /// Whether lines of moves the sensors did not read are still open
+    /// (a `candidates` event named them).
+    pub fn lines_open(&self) -> bool {
+        self.pending.is_some()
+    }
+
     /// Whether the board shows something the game does not: a displaced
     /// piece or an illegal move waiting to be corrected or reinstated.
     pub fn alert_pending(&self) -> bool {

@@ -33,6 +33,32 @@ pub(super) enum Hands {
 }
 
 impl Inference {
+    /// The hands' activity after `release` (the next mover's, once the
+    /// move before is made) goes into the new turn.
+    pub(super) fn carry_over(&mut self, old: &TurnHands, release: Millis) {
+        for sq in Bitboard::FULL {
+            let i = sq as usize;
+            if old.active_at[i].is_some_and(|a| a > release) {
+                self.turn.active_at[i] = old.active_at[i];
+                self.turn.placed_at[i] = old.placed_at[i].filter(|p| *p > release);
+                self.turn.placements.extend(
+                    old.placements
+                        .iter()
+                        .filter(|(t, s)| *s == sq && *t > release),
+                );
+                self.turn.removals.extend(
+                    old.removals
+                        .iter()
+                        .filter(|(t, s)| *s == sq && *t > release),
+                );
+                if old.lifted_at[i].is_some_and(|l| l > release) {
+                    self.turn.lifted_at[i] = old.lifted_at[i];
+                    self.turn.lifts.add(sq);
+                }
+            }
+        }
+    }
+
     /// The piece on `sq` is about to leave it. If it is a piece of the side
     /// not having the move, and the board shows a legal move of the side
     /// having it, that move's last piece is released now: the lift is the
@@ -238,27 +264,7 @@ impl Inference {
         self.make_move(t, made.mv);
         let mover_now = self.game.turn();
         // What the next mover's hand did after the release stays his.
-        for sq in Bitboard::FULL {
-            let i = sq as usize;
-            if old.active_at[i].is_some_and(|a| a > made.release) {
-                self.turn.active_at[i] = old.active_at[i];
-                self.turn.placed_at[i] = old.placed_at[i].filter(|p| *p > made.release);
-                self.turn.placements.extend(
-                    old.placements
-                        .iter()
-                        .filter(|(t, s)| *s == sq && *t > made.release),
-                );
-                self.turn.removals.extend(
-                    old.removals
-                        .iter()
-                        .filter(|(t, s)| *s == sq && *t > made.release),
-                );
-                if old.lifted_at[i].is_some_and(|l| l > made.release) {
-                    self.turn.lifted_at[i] = old.lifted_at[i];
-                    self.turn.lifts.add(sq);
-                }
-            }
-        }
+        self.carry_over(&old, made.release);
         // Pieces touched after the release: the next mover's touches.
         for x in old.touches.iter().filter(|x| x.at > made.release) {
             if made.gone.contains(x.square) {
