@@ -438,9 +438,9 @@ impl Session {
         let events: Vec<(Millis, EventKind)> = self.inference.drain().collect();
         let inferred_at = events
             .iter()
-            .filter(|(_, k)| matches!(k, EventKind::Move { inferred: true, .. }))
-            .map(|(t, _)| *t)
-            .last();
+            .rev()
+            .find(|(_, k)| matches!(k, EventKind::Move { inferred: true, .. }))
+            .map(|(t, _)| *t);
         for (t, kind) in events {
             let started = matches!(kind, EventKind::GameStarted { .. });
             if started {
