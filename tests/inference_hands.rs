@@ -56,6 +56,17 @@ fn random(n: u64) -> Vec<(String, Chess, Vec<Move>)> {
 fn report(what: &str, failures: &[String], checked: usize) {
     if full() {
         println!("{what}: {} of {checked} exact", checked - failures.len());
+        for f in failures {
+            println!(
+                "  failed: {}",
+                f.lines()
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .take(160)
+                    .collect::<String>()
+            );
+        }
     }
     assert!(checked > 0);
     assert!(

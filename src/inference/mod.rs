@@ -36,6 +36,10 @@ const FLICKER_TOGGLES: u8 = 3;
 /// Raw toggles further apart than this start a new burst.
 const FLICKER_BURST_MS: Millis = 25;
 
+/// Raw toggles kept per turn (a chattering square must not grow the log
+/// without bound).
+const MAX_TOGGLES_KEPT: usize = 4096;
+
 /// How long pieces may be missing with nothing explaining it before the
 /// board is reported displaced: long enough for the opponent to be seen
 /// answering a capture the sensors missed, short enough for an arbiter.
@@ -145,6 +149,8 @@ struct TurnHands {
     placements: Vec<(Millis, Square)>,
     /// Every square emptied this turn, in order.
     removals: Vec<(Millis, Square)>,
+    /// Raw toggles this turn, in order (too brief for the debounce).
+    toggles: Vec<(Millis, Square)>,
 }
 
 impl TurnHands {
@@ -172,6 +178,7 @@ impl Default for TurnHands {
             placed_at: [None; 64],
             placements: Vec::new(),
             removals: Vec::new(),
+            toggles: Vec::new(),
         }
     }
 }
@@ -518,6 +525,9 @@ impl Inference {
             let burst = self.turn.flicker_at[i].is_some_and(|last| t <= last + FLICKER_BURST_MS);
             self.turn.flicker_at[i] = Some(t);
             self.turn.active_at[i] = Some(t);
+            if self.turn.toggles.len() < MAX_TOGGLES_KEPT {
+                self.turn.toggles.push((t, sq));
+            }
             let n = &mut self.turn.flicker_count[i];
             *n = if burst { n.saturating_add(1) } else { 1 };
             if *n >= FLICKER_TOGGLES {

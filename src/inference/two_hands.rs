@@ -51,6 +51,9 @@ impl Inference {
                         .iter()
                         .filter(|(t, s)| *s == sq && *t > release),
                 );
+                self.turn
+                    .toggles
+                    .extend(old.toggles.iter().filter(|(t, s)| *s == sq && *t > release));
                 if old.lifted_at[i].is_some_and(|l| l > release) {
                     self.turn.lifted_at[i] = old.lifted_at[i];
                     self.turn.lifts.add(sq);
@@ -149,12 +152,24 @@ impl Inference {
             // first piece set down there since the move began that stood
             // (not a sliding piece passing over, nor a piece rocking); the
             // next mover may have taken it or set another down since.
+            // A captured piece pushed off by the capturing one may leave its
+            // square empty too briefly to settle: the raw activity then
+            // dates the arrival.
+            let pushed_off = |s: Square| {
+                self.turn
+                    .toggles
+                    .iter()
+                    .find(|(f, sq)| *sq == s && *f >= began)
+                    .map(|(f, _)| *f)
+                    .filter(|_| captured_square(&m) == Some(s))
+            };
             let reached = |s: Square| {
                 self.turn
                     .placements
                     .iter()
                     .filter(|(t, sq)| *sq == s && *t >= began)
                     .map(|(p, _)| *p)
+                    .chain(pushed_off(s))
                     .find(|&p| {
                         self.turn
                             .removals
