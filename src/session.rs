@@ -272,6 +272,7 @@ impl Session {
             // Raw activity the debounce suppressed still shows where a hand was.
             self.inference.flicker(t, flicker);
         }
+        self.inference.raw(self.filter.raw());
         if first {
             self.inference
                 .initial(t, self.filter.settled(), self.filter.settled_colours());

@@ -236,6 +236,8 @@ pub struct Inference {
     pending: Option<hypotheses::Pending>,
     /// Moves being recorded are inferred, not seen made (`move.inferred`).
     inferring: bool,
+    /// The latest raw reading.
+    raw: Bitboard,
     /// Resumed and the board not read yet: the first reading may show a
     /// move in the making or moves made meanwhile.
     resumed: bool,
@@ -269,6 +271,7 @@ impl Inference {
             listed_candidates: Vec::new(),
             pending: None,
             inferring: false,
+            raw: Bitboard::EMPTY,
             resumed: false,
             out: Vec::new(),
         }
@@ -537,6 +540,12 @@ impl Inference {
         if self.started && self.last_change.is_none_or(|last| last < t) {
             self.last_change = Some(t);
         }
+    }
+
+    /// The latest raw reading (before the debounce): at a clock press a
+    /// hand may be lifting a piece whose square has not settled yet.
+    pub fn raw(&mut self, raw: Bitboard) {
+        self.raw = raw;
     }
 
     /// The player having the move announces an adjustment (Article 4.2,

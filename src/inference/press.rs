@@ -20,9 +20,7 @@ impl Inference {
             && !self.game.is_over()
             && self.pending.is_none()
             && matches!(self.alert, Alert::None | Alert::Illegal { .. })
-            && self.pick(&self.candidates(self.board, false)).is_none()
-            && let Some(made) =
-                self.made_under_lifts(t, self.board, super::two_hands::Hands::AnyAfterRelease)
+            && let Some(made) = self.made_at_press(t)
         {
             self.settle_placed(t);
             self.make_under_lifts(t, made);
@@ -130,6 +128,28 @@ impl Inference {
                 self.complete_illegal(t, side, from, to)
             }
         }
+    }
+
+    /// The move a press completes when the next mover's hand is already
+    /// at work: read on the raw board first (a piece being lifted this very
+    /// millisecond has not settled yet), then on the settled one; none when
+    /// the board shows a move of the mover alone.
+    fn made_at_press(&self, t: Millis) -> Option<super::two_hands::MadeUnder> {
+        use super::two_hands::Hands;
+        // Only squares the hands are working on: the raw reading differs
+        // from the settled one where a lift or placement has not settled.
+        let raw = self.raw;
+        if raw != self.board
+            && (raw ^ self.board).count() <= 2
+            && self.pick(&self.candidates(raw, false)).is_none()
+            && let Some(made) = self.made_under_lifts(t, raw, Hands::AnyAfterRelease)
+        {
+            return Some(made);
+        }
+        if self.pick(&self.candidates(self.board, false)).is_some() {
+            return None;
+        }
+        self.made_under_lifts(t, self.board, Hands::AnyAfterRelease)
     }
 
     pub(super) fn complete_illegal(

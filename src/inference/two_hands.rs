@@ -130,7 +130,10 @@ impl Inference {
             // Squares the next mover's hand has reached since (a sliding
             // piece's blips, his move set down).
             let extra = board & !after;
-            if gone.is_empty() || (gone & !self.turn.lifts).any() {
+            // Squares read empty but not settled yet (a raw board at a
+            // press): lifted now.
+            let unsettled = self.board & !board;
+            if gone.is_empty() || (gone & !(self.turn.lifts | unsettled)).any() {
                 continue;
             }
             if !self.hand_made(&m) {
@@ -203,7 +206,12 @@ impl Inference {
             let mut after_pos = pos.clone();
             after_pos.play_unchecked(m);
             let fits = gone.into_iter().all(|y| {
-                let Some(at) = self.turn.lifted_at[y as usize] else {
+                let at = if unsettled.contains(y) {
+                    Some(t)
+                } else {
+                    self.turn.lifted_at[y as usize]
+                };
+                let Some(at) = at else {
                     return false;
                 };
                 match after_pos.board().color_at(y) {
