@@ -70,19 +70,7 @@ pub fn explanations(
     let mut nodes = 0;
     let mut lines: Vec<Vec<Move>> = Vec::new();
     for depth in 1..=max_plies {
-        let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
-        let roam = depth <= ROAM_DEPTH && roam_rule == Roam::Short;
-        dfs(
-            pos,
-            target,
-            white,
-            depth,
-            roam,
-            Bitboard::EMPTY,
-            &mut Vec::with_capacity(depth),
-            &mut found,
-            &mut nodes,
-        );
+        let found = at_depth(pos, target, white, depth, roam_rule, &mut nodes);
         if nodes > NODE_BUDGET {
             return Vec::new();
         }
@@ -95,19 +83,8 @@ pub fn explanations(
         return Vec::new();
     };
     if fewest < max_plies {
-        let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
         let mut nodes = 0;
-        dfs(
-            pos,
-            target,
-            white,
-            fewest + 1,
-            false,
-            Bitboard::EMPTY,
-            &mut Vec::with_capacity(fewest + 1),
-            &mut found,
-            &mut nodes,
-        );
+        let found = at_depth(pos, target, white, fewest + 1, Roam::Never, &mut nodes);
         if nodes <= NODE_BUDGET {
             lines.extend(found.into_iter().map(|(_, line)| line));
         }
@@ -125,22 +102,7 @@ pub fn search_with(
 ) -> Explanation {
     let mut nodes = 0;
     for depth in 1..=max_plies {
-        let mut found: Vec<(PositionKey, Vec<Move>)> = Vec::new();
-        let mut path = Vec::with_capacity(depth);
-        // A piece may step away and come back (a tempo move) only in short
-        // searches: it widens every ply to all legal moves.
-        let roam = depth <= ROAM_DEPTH && roam_rule == Roam::Short;
-        dfs(
-            pos,
-            target,
-            white,
-            depth,
-            roam,
-            Bitboard::EMPTY,
-            &mut path,
-            &mut found,
-            &mut nodes,
-        );
+        let mut found = at_depth(pos, target, white, depth, roam_rule, &mut nodes);
         if nodes > NODE_BUDGET {
             return Explanation::None;
         }
@@ -160,6 +122,34 @@ pub fn search_with(
         return Explanation::Ambiguous(distinct.into_iter().map(|(_, p)| p).collect());
     }
     Explanation::None
+}
+
+/// Every run of exactly `depth` plies reaching `target` (up to the
+/// solution cap), counting the positions visited into `nodes`.
+fn at_depth(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    depth: usize,
+    roam_rule: Roam,
+    nodes: &mut usize,
+) -> Vec<(PositionKey, Vec<Move>)> {
+    let mut found = Vec::new();
+    // A piece may step away and come back (a tempo move) only in short
+    // searches: it widens every ply to all legal moves.
+    let roam = depth <= ROAM_DEPTH && roam_rule == Roam::Short;
+    dfs(
+        pos,
+        target,
+        white,
+        depth,
+        roam,
+        Bitboard::EMPTY,
+        &mut Vec::with_capacity(depth),
+        &mut found,
+        nodes,
+    );
+    found
 }
 
 #[allow(clippy::too_many_arguments)]

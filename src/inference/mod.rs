@@ -618,13 +618,7 @@ impl Inference {
             self.promotion = None;
             return;
         }
-        let cands = self.candidates(board, false);
-        if let Some(m) = self.pick(&cands) {
-            if m.is_promotion() {
-                self.promotion_on_board(t, &m);
-            } else {
-                self.make_move(t, m);
-            }
+        if self.make_what_the_hands_did(t, board) {
             return;
         }
         self.promotion = None;
@@ -633,14 +627,7 @@ impl Inference {
         {
             self.make_under_lifts(t, made);
             // The next mover's move may be on the board already.
-            let cands = self.candidates(board, false);
-            if let Some(m) = self.pick(&cands) {
-                if m.is_promotion() {
-                    self.promotion_on_board(t, &m);
-                } else {
-                    self.make_move(t, m);
-                }
-            }
+            self.make_what_the_hands_did(t, board);
             return;
         }
         // Before a move in progress: a jump may leave pieces missing that
@@ -680,6 +667,21 @@ impl Inference {
             }
         }
         self.unexplained(t, board);
+    }
+
+    /// The one legal move the hands made whose position the board shows:
+    /// made (4.6), or a promotion awaiting its piece. False when none.
+    fn make_what_the_hands_did(&mut self, t: Millis, board: Bitboard) -> bool {
+        let cands = self.candidates(board, false);
+        let Some(m) = self.pick(&cands) else {
+            return false;
+        };
+        if m.is_promotion() {
+            self.promotion_on_board(t, &m);
+        } else {
+            self.make_move(t, m);
+        }
+        true
     }
 
     /// The pieces on the board stand: `piece_placed` for each square
