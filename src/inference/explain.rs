@@ -116,12 +116,30 @@ impl Inference {
     /// [`Inference::explain_jump`] with at most `max_plies`.
     pub(super) fn explain_within(&mut self, t: Millis, board: Bitboard, max_plies: usize) -> bool {
         let pos = self.game.position().clone();
-        let mut lines =
-            missed::explanations(&pos, board, self.white, max_plies, missed::Roam::Short);
+        // A hand at work (pieces in the air that may move or be taken)
+        // explains the board too. On a board read again after a restart,
+        // where it lifted one or two pieces, only short direct lines
+        // compete with it, not tempo moves out and back.
+        let changed = (board ^ pos.board().occupied()).count();
+        let in_hand = in_progress_at(&pos, board);
+        // Read again after the daemon was down: most often a hand was at
+        // work when it stopped.
+        let resumed = std::mem::take(&mut self.read_again);
+        let mut lines = if in_hand && changed <= 2 && resumed {
+            missed::explanations(
+                &pos,
+                board,
+                self.white,
+                max_plies.min(2),
+                missed::Roam::Never,
+            )
+        } else {
+            missed::explanations(&pos, board, self.white, max_plies, missed::Roam::Short)
+        };
         if lines.is_empty() {
             return false;
         }
-        if in_progress_at(&pos, board) {
+        if in_hand {
             // Nothing missed, a hand at work: also a hypothesis.
             lines.push(Vec::new());
         }
@@ -193,14 +211,28 @@ impl Inference {
 
     pub(super) fn explain_missed_reply(&mut self, t: Millis, board: Bitboard) -> bool {
         let pos = self.game.position().clone();
-        let Some(plies) = (match missed::search(&pos, board, self.white, 2) {
-            missed::Explanation::Unique(plies) if plies.len() == 2 => Some(plies),
-            _ => None,
-        }) else {
-            return false;
-        };
-        self.adopt(t, plies);
-        true
+        // Two plies whose pieces the hands were seen lifting (the first
+        // a capture whose captured piece never read empty); several such
+        // lines are kept open.
+        let seen = self.turn.lifts | self.turn.flicker;
+        let lines: Vec<Vec<Move>> =
+            missed::explanations(&pos, board, self.white, 2, missed::Roam::Never)
+                .into_iter()
+                .filter(|line| line.len() == 2)
+                .filter(|line| line.iter().all(|m| (moving_from(m) & !seen).is_empty()))
+                .collect();
+        match lines.len() {
+            0 => false,
+            1 => {
+                let plies = lines.into_iter().next().unwrap_or_default();
+                self.adopt(t, plies);
+                true
+            }
+            _ => {
+                self.hypothesise(t, lines);
+                true
+            }
+        }
     }
 
     /// Records plies the sensors missed, each made and completed at `t`

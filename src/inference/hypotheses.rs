@@ -68,11 +68,14 @@ impl Inference {
         let mut next: Vec<Line> = Vec::new();
         // Lines extended at this settle by a move the hands made.
         let mut extended = 0;
+        // Lines kept only because the board still shows their position.
+        let mut unchanged: Vec<usize> = Vec::new();
         for line in pending.lines {
             let pos = play_line(&base, &line.plies);
             if pos.board().occupied() == board
                 && self.white.is_none_or(|w| w == pos.board().white())
             {
+                unchanged.push(next.len());
                 next.push(line);
                 continue;
             }
@@ -171,6 +174,16 @@ impl Inference {
         if next.is_empty() {
             self.close_candidates(t, &pending.announced);
             return false;
+        }
+        if extended > 0 && !unchanged.is_empty() {
+            // The hands were at work and a move of theirs explains the
+            // board under some lines: lines that explain nothing of it
+            // (their position merely has the same occupancy) are dropped.
+            let mut i = 0;
+            next.retain(|_| {
+                i += 1;
+                !unchanged.contains(&(i - 1))
+            });
         }
         if extended == next.len() {
             // Every line saw the same move made: the next turn's hands

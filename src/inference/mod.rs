@@ -238,6 +238,8 @@ pub struct Inference {
     inferring: bool,
     /// The latest raw reading.
     raw: Bitboard,
+    /// The board is being read for the first time after a restart.
+    read_again: bool,
     /// Resumed and the board not read yet: the first reading may show a
     /// move in the making or moves made meanwhile.
     resumed: bool,
@@ -272,6 +274,7 @@ impl Inference {
             pending: None,
             inferring: false,
             raw: Bitboard::EMPTY,
+            read_again: false,
             resumed: false,
             out: Vec::new(),
         }
@@ -377,7 +380,9 @@ impl Inference {
                 self.turn.active_at[sq as usize] = Some(t);
             }
         }
+        self.read_again = resumed;
         self.evaluate(t);
+        self.read_again = false;
     }
 
     /// When the tracker next needs [`Inference::advance`].
