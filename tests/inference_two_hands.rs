@@ -94,3 +94,37 @@ fn a_lift_that_lasts_is_still_a_touch() {
         1
     );
 }
+
+#[test]
+fn the_nudge_threshold_is_set_on_the_command_line() {
+    // A 60 ms lift and return, then another piece moved.
+    let mut h = Hands::new(None, "fide-standard");
+    h.wait(1000).lift_then("d2", 60).place_then("d2", 900);
+    h.carry("e2", "e4").clock(White);
+    let path = std::env::temp_dir().join(format!("touchmove-nudge-{}.trace", std::process::id()));
+    std::fs::write(&path, h.trace.to_string()).unwrap();
+    let touches = |extra: &[&str]| -> usize {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_touchmove"))
+            .args(["replay", "--events"])
+            .args(extra)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("\"type\":\"touch_move\""))
+            .count()
+    };
+    assert_eq!(touches(&[]), 0, "a 60 ms brush is no touch by default");
+    assert_eq!(
+        touches(&["--nudge-ms", "40"]),
+        1,
+        "with 40 ms it is a touch (4.3a)"
+    );
+    let _ = std::fs::remove_file(&path);
+}

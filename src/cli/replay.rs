@@ -51,6 +51,10 @@ pub struct SessionArgs {
     /// How long a piece must stand on a square to count as released (ms).
     #[arg(long)]
     pub settle_ms: Option<Millis>,
+    /// A piece off its square for less than this and back on it was
+    /// brushed, not touched (Article 4.3), in ms (default 120).
+    #[arg(long)]
+    pub nudge_ms: Option<Millis>,
 }
 
 impl SessionArgs {
@@ -65,13 +69,19 @@ impl SessionArgs {
             .as_deref()
             .map(parse_time_control)
             .transpose()?;
-        let session = session_for(
+        let nudge_ms = self.nudge_ms;
+        let session = session_for_with(
             trace,
             self.profile,
             self.start_fen.as_deref(),
             time_control.clone(),
             self.settle_ms,
             classifier,
+            |inference| {
+                if let Some(ms) = nudge_ms {
+                    inference.nudge_ms = ms;
+                }
+            },
         )?;
         Ok((session, time_control))
     }
@@ -106,6 +116,27 @@ pub fn session_for(
     settle_ms: Option<Millis>,
     classifier: Option<Box<dyn Classify>>,
 ) -> anyhow::Result<Session> {
+    session_for_with(
+        trace,
+        profile,
+        start_fen,
+        time_control,
+        settle_ms,
+        classifier,
+        |_| {},
+    )
+}
+
+/// [`session_for`], with the hand tracker's settings adjusted by `tune`.
+pub fn session_for_with(
+    trace: &Trace,
+    profile: Option<Profile>,
+    start_fen: Option<&str>,
+    time_control: Option<TimeControl>,
+    settle_ms: Option<Millis>,
+    classifier: Option<Box<dyn Classify>>,
+    tune: impl FnOnce(&mut InferenceConfig),
+) -> anyhow::Result<Session> {
     let profile = match profile {
         Some(p) => p,
         None => match &trace.header.profile {
@@ -132,6 +163,7 @@ pub fn session_for(
     if let Some(ms) = settle_ms {
         inference.settle_ms = ms;
     }
+    tune(&mut inference);
     let config = SessionConfig {
         start,
         profile,
