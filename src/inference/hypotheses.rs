@@ -24,6 +24,18 @@ pub(super) struct Line {
     pub seen_last: bool,
 }
 
+impl Line {
+    /// `plies`, then `m`, a move the hands were seen making.
+    fn then_seen(&self, plies: &[Move], m: Move) -> Line {
+        let mut plies = plies.to_vec();
+        plies.push(m);
+        Line {
+            plies,
+            seen_last: true,
+        }
+    }
+}
+
 /// Lines of plies from the recorded position, each leading to a position
 /// the board may show.
 #[derive(Debug, Clone)]
@@ -99,12 +111,7 @@ impl Inference {
                 .collect();
             if !moves.is_empty() {
                 for m in moves {
-                    let mut plies = line.plies.clone();
-                    plies.push(m);
-                    next.push(Line {
-                        plies,
-                        seen_last: true,
-                    });
+                    next.push(line.then_seen(&line.plies, m));
                     extended += 1;
                 }
                 continue;
@@ -133,14 +140,9 @@ impl Inference {
                     })
                     .collect();
                 if !corrections.is_empty() {
+                    let kept = &line.plies[..line.plies.len() - 1];
                     for m in corrections {
-                        let mut plies = line.plies.clone();
-                        plies.pop();
-                        plies.push(m);
-                        next.push(Line {
-                            plies,
-                            seen_last: true,
-                        });
+                        next.push(line.then_seen(kept, m));
                         extended += 1;
                     }
                     continue;

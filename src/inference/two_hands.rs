@@ -285,7 +285,6 @@ impl Inference {
         self.promotion = None;
         self.promotion_choice = None;
         self.make_move(t, made.mv);
-        let mover_now = self.game.turn();
         // What the next mover's hand did after the release stays his.
         self.carry_over(&old, made.release);
         // Pieces touched after the release: the next mover's touches.
@@ -310,7 +309,6 @@ impl Inference {
             }
             if let Some(piece) = self.game.position().board().piece_at(y) {
                 let with = self.game.position().board().occupied() & !self.board;
-                let _ = mover_now;
                 self.turn.touches.push(Touch {
                     square: y,
                     piece,

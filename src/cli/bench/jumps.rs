@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
-use shakmaty::{Bitboard, Chess, Color, Move, Position};
+use shakmaty::{Bitboard, Chess, Move, Position};
 
 use crate::Millis;
 use crate::events::{Event, EventKind};
@@ -224,6 +224,5 @@ pub fn run(args: JumpBench) -> anyhow::Result<()> {
         rate(scans_plain, secs_plain) / 1e6,
         rate(scans_open, secs_open) / rate(scans_plain, secs_plain)
     );
-    let _ = Color::White;
     Ok(())
 }
