@@ -36,6 +36,7 @@ fn measure(
         feed: feed.clone(),
         control: Control { token: None, inbox },
         mqtt: None,
+        journal: None,
     });
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))

@@ -168,6 +168,32 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// Extension: the journal cannot commit (a full disk, an unwritable
+    /// file). The record goes on live, held in memory and not durable,
+    /// until the journal takes writes again (`storage_restored`).
+    StorageFailed {
+        /// What the journal answered.
+        error: String,
+        /// The first `seq` of this game not committed (`None`: the events
+        /// held belong to no game yet).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from_seq: Option<u64>,
+    },
+    /// Extension: the journal took every held event again, in order; the
+    /// record is durable once more.
+    StorageRestored {
+        /// How many held events were committed late.
+        committed: usize,
+        /// Events the memory bound could not hold: lost from the journal
+        /// (never from the live record). 0 unless the outage outlasted the
+        /// bound.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        lost: u64,
+    },
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What the arbiter ruled on the position.
@@ -204,11 +230,13 @@ impl EventKind {
             EventKind::GameOver { .. } => "game_over",
             EventKind::SensorFault { .. } => "sensor_fault",
             EventKind::ArbiterDecision { .. } => "arbiter_decision",
+            EventKind::StorageFailed { .. } => "storage_failed",
+            EventKind::StorageRestored { .. } => "storage_restored",
         }
     }
 
     /// Alerts an arbiter must see: illegal moves, touch-move breaches,
-    /// displaced pieces, sensor faults.
+    /// displaced pieces, sensor faults, a journal that cannot commit.
     pub fn is_alert(&self) -> bool {
         matches!(
             self,
@@ -216,6 +244,7 @@ impl EventKind {
                 | EventKind::TouchMove { .. }
                 | EventKind::Displaced { .. }
                 | EventKind::SensorFault { .. }
+                | EventKind::StorageFailed { .. }
         )
     }
 }

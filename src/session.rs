@@ -536,6 +536,31 @@ impl Session {
         true
     }
 
+    /// The journal around the session cannot commit: the record goes on
+    /// live but is not durable from `from_seq` of this game on. The
+    /// session only numbers the report, so that it takes its place in the
+    /// record.
+    pub fn storage_failed(
+        &mut self,
+        t: Millis,
+        error: String,
+        from_seq: Option<u64>,
+        out: &mut Vec<Event>,
+    ) {
+        self.push(t, EventKind::StorageFailed { error, from_seq }, out);
+    }
+
+    /// The journal took every held event again.
+    pub fn storage_restored(
+        &mut self,
+        t: Millis,
+        committed: usize,
+        lost: u64,
+        out: &mut Vec<Event>,
+    ) {
+        self.push(t, EventKind::StorageRestored { committed, lost }, out);
+    }
+
     /// `side` resigns (5.1b of 2005, 5.1.2 of 2023). False if no game runs.
     pub fn resign(&mut self, t: Millis, side: Color, out: &mut Vec<Event>) -> bool {
         self.advance(t, out);

@@ -27,3 +27,26 @@ fn the_display_shows_the_game_in_chromium() {
     assert!(stdout.contains("# fail 0"), "{stdout}");
     assert!(stdout.contains("# pass 5"), "{stdout}");
 }
+
+/// The page's game model (web/test/model.test.mjs) and the committed build:
+/// `web/dist` must be what `web/src` builds to.
+#[test]
+fn the_page_model_holds_and_the_committed_build_matches_its_sources() {
+    let web = concat!(env!("CARGO_MANIFEST_DIR"), "/web");
+    for (program, args) in [
+        ("node", &["--test", "test/model.test.mjs"][..]),
+        ("npm", &["run", "--silent", "check"][..]),
+    ] {
+        let out = Command::new(program)
+            .args(args)
+            .current_dir(web)
+            .output()
+            .unwrap_or_else(|e| panic!("{program} runs (`.ci/run` installs it): {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{program} {args:?} failed:\n{stdout}\n{stderr}"
+        );
+    }
+}

@@ -28,6 +28,7 @@ use crate::inference::arbiter::RulingRefused;
 use crate::inference::{Completion, InferenceConfig, ResumedBoard};
 use crate::outputs::control::{Accept, BadBody, Command, DrawKind, NewGame, Refused, Request};
 use crate::outputs::feed::Feed;
+use crate::outputs::journal::durability::StorageNotice;
 use crate::outputs::journal::{GameMeta, wall_clock_now};
 use crate::sensors::profile::BoardProfile;
 use crate::sensors::trace::{Record, Trace};
@@ -96,6 +97,8 @@ struct Current {
 pub struct GameLoop {
     feed: Arc<Feed>,
     writer: std::sync::mpsc::SyncSender<Batch>,
+    /// What the journal writer says of the journal (reported into the record).
+    storage: std::sync::mpsc::Receiver<StorageNotice>,
     notifier: Notifier,
     inbox: mpsc::Receiver<Request>,
     stop: Arc<AtomicBool>,
@@ -109,7 +112,7 @@ impl GameLoop {
     pub fn new(
         feed: Arc<Feed>,
         writer: std::sync::mpsc::SyncSender<Batch>,
-        journal_ok: Arc<AtomicBool>,
+        storage: std::sync::mpsc::Receiver<StorageNotice>,
         inbox: mpsc::Receiver<Request>,
         stop: Arc<AtomicBool>,
         mut config: LoopConfig,
@@ -194,7 +197,8 @@ impl GameLoop {
         Ok(GameLoop {
             feed,
             writer,
-            notifier: Notifier::new(journal_ok),
+            storage,
+            notifier: Notifier::new(),
             inbox,
             stop,
             config,
@@ -235,6 +239,7 @@ impl GameLoop {
         }
         self.notifier.tick(Instant::now());
         self.current.session.advance(t, &mut self.out);
+        self.report_storage(t);
         while let Ok(request) = self.inbox.try_recv() {
             let t = self.now();
             let answer = self.command(t, request.command);
@@ -243,6 +248,22 @@ impl GameLoop {
         }
         self.publish();
         self.maybe_next_demo_game();
+    }
+
+    /// Reports the journal's failures and recoveries into the record, where
+    /// the displays, the arbiter's page and the hall see them.
+    fn report_storage(&mut self, t: Millis) {
+        while let Ok(notice) = self.storage.try_recv() {
+            let session = &mut self.current.session;
+            match notice {
+                StorageNotice::Failed { error, from_seq } => {
+                    session.storage_failed(t, error, from_seq, &mut self.out)
+                }
+                StorageNotice::Restored { committed, lost } => {
+                    session.storage_restored(t, committed, lost, &mut self.out)
+                }
+            }
+        }
     }
 
     fn feed_input(&mut self, t: Millis) {

@@ -232,14 +232,15 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
     let thread_feed = Arc::clone(&feed);
     let thread_stop = Arc::clone(&stop);
     let writer_tx = writer.tx;
-    let journal_ok = Arc::clone(&writer.healthy);
+    let storage = writer.notices;
+    let durability = Arc::clone(&writer.durability);
     let scan_thread = std::thread::Builder::new()
         .name("scan-loop".into())
         .spawn(move || {
             match GameLoop::new(
                 thread_feed,
                 writer_tx,
-                journal_ok,
+                storage,
                 inbox_rx,
                 thread_stop,
                 loop_config,
@@ -264,6 +265,7 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
             inbox: inbox_tx,
         },
         mqtt: mqtt.as_ref().map(Publisher::health),
+        journal: options.journal.is_some().then_some(durability),
     };
     let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
     let app = http::router(state);

@@ -1,9 +1,15 @@
 //! systemd readiness and watchdog (`Type=notify`, `WatchdogSec=`): READY=1
 //! once the board has been read, WATCHDOG=1 from the scan loop while scans
-//! arrive and the journal takes its writes, STOPPING=1 on shutdown. Outside
-//! systemd (no `$NOTIFY_SOCKET`) nothing is sent.
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+//! arrive, STOPPING=1 on shutdown. Outside systemd (no `$NOTIFY_SOCKET`)
+//! nothing is sent.
+//!
+//! A journal that cannot commit does not stop the pings: a restart would
+//! lose the events the writer holds in memory and make no room on the
+//! disk. The failure is reported instead (the record's `storage_failed`,
+//! `/health` answering 503, the log); the held events are committed when
+//! the journal takes writes again. A journal that hangs (a disk that never
+//! answers) fills the writer's queue, the scan loop waits on it, and the
+//! pings stop: then systemd restarts the daemon.
 use std::time::{Duration, Instant};
 
 use sd_notify::NotifyState;
@@ -15,19 +21,22 @@ pub struct Notifier {
     ping_every: Option<Duration>,
     last_ping: Instant,
     last_input: Instant,
-    journal_ok: Arc<AtomicBool>,
+}
+
+impl Default for Notifier {
+    fn default() -> Self {
+        Notifier::new()
+    }
 }
 
 impl Notifier {
-    /// `journal_ok`: false once the journal refused a write.
-    pub fn new(journal_ok: Arc<AtomicBool>) -> Notifier {
+    pub fn new() -> Notifier {
         let now = Instant::now();
         Notifier {
             ready: false,
             ping_every: sd_notify::watchdog_enabled().map(|d| d / 2),
             last_ping: now,
             last_input: now,
-            journal_ok,
         }
     }
 
@@ -41,7 +50,7 @@ impl Notifier {
     }
 
     /// Called every tick: pings the watchdog while all is well. A board
-    /// that stops answering, or a journal that refuses writes, stops the
+    /// that stops answering stops the
     /// pings: systemd then restarts the daemon, which resumes its game
     /// from the journal.
     pub fn tick(&mut self, now: Instant) {
@@ -49,11 +58,7 @@ impl Notifier {
             return;
         };
         let inputs = now.saturating_duration_since(self.last_input) < every * 2;
-        if self.ready
-            && inputs
-            && self.journal_ok.load(Ordering::Relaxed)
-            && now.saturating_duration_since(self.last_ping) >= every
-        {
+        if self.ready && inputs && now.saturating_duration_since(self.last_ping) >= every {
             self.last_ping = now;
             send(&[NotifyState::Watchdog]);
         }

@@ -12,8 +12,10 @@
 //!   last id and gets the gap from the in-memory log.
 //! - `GET /ws[?last=<game>-<seq>]`: the same events, one JSON text message each.
 //! - `GET /game.pgn`: the live PGN (`[%clk]`, the result when over).
-//! - `GET /state`, `GET /health` (`status`, `game`, and `mqtt`: `null`, or
-//!   the broker and whether the board is connected to it).
+//! - `GET /state`, `GET /health` (`status`, `game`; `journal`: `null`, or
+//!   whether it holds the record and how many events it holds back; `mqtt`:
+//!   `null`, or the broker and whether the board is connected to it). 503
+//!   with `status` `journal-failing` while the journal cannot commit.
 //! - `POST /api/<command>`: control, with `Authorization: Bearer <token>`.
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -34,6 +36,7 @@ use tokio_stream::wrappers::BroadcastStream;
 
 use super::control::{self, Control, Request};
 use super::feed::{Feed, Item, Message, Resume};
+use super::journal::durability::Durability;
 use super::mqtt::publisher::Health;
 
 const INDEX_HTML: &str = include_str!("../../web/dist/index.html");
@@ -48,6 +51,8 @@ pub struct AppState {
     pub control: Control,
     /// The MQTT publisher's link, when `[mqtt]` is set.
     pub mqtt: Option<Arc<Health>>,
+    /// Whether the journal holds the record, when one is kept.
+    pub journal: Option<Arc<Durability>>,
 }
 
 /// The router of every endpoint.
@@ -89,12 +94,22 @@ pub(crate) fn asset(content_type: &'static str, body: &'static str) -> Response 
         .into_response()
 }
 
+/// `ok`, or 503 with `status` `journal-failing` while the journal cannot
+/// commit (the record goes on live, held in memory: `journal.held`).
 async fn health(State(state): State<AppState>) -> Response {
+    let journal = state.journal.as_ref().map(|d| d.report());
+    let durable = journal.as_ref().is_none_or(|j| j.durable);
     (
+        if durable {
+            StatusCode::OK
+        } else {
+            StatusCode::SERVICE_UNAVAILABLE
+        },
         [(header::CACHE_CONTROL, "no-store")],
         axum::Json(json!({
-            "status": "ok",
+            "status": if durable { "ok" } else { "journal-failing" },
             "game": state.feed.game(),
+            "journal": journal,
             "mqtt": state.mqtt.as_ref().map(|m| json!({
                 "broker": m.broker,
                 "connected": m.connected(),

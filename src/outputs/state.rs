@@ -124,7 +124,13 @@ impl GameState {
         let ply = self.moves.last().map_or(0, |m| m.ply);
         match &event.kind {
             EventKind::GameStarted { fen, profile } => {
+                // A journal's outage outlasts the game it began in.
+                let storage: Vec<Alert> = std::mem::take(&mut self.alerts)
+                    .into_iter()
+                    .filter(|a| matches!(a.event.kind, EventKind::StorageFailed { .. }))
+                    .collect();
                 *self = GameState::new(fen.clone());
+                self.alerts = storage;
                 self.profile = profile.clone();
                 self.last_seq = Some(event.seq);
             }
@@ -155,7 +161,7 @@ impl GameState {
                             }
                     );
                     let fresh = new_ply.saturating_sub(a.ply) < 2;
-                    matches!(a.event.kind, EventKind::SensorFault { .. }) || (kept && fresh)
+                    lasting(&a.event.kind) || (kept && fresh)
                 });
             }
             EventKind::Restored { fen } => {
@@ -175,8 +181,7 @@ impl GameState {
             EventKind::Takeback { ply, fen } => {
                 self.moves.retain(|m| m.ply <= *ply);
                 self.fen = fen.clone();
-                self.alerts
-                    .retain(|a| matches!(a.event.kind, EventKind::SensorFault { .. }));
+                self.alerts.retain(|a| lasting(&a.event.kind));
             }
             EventKind::Clock {
                 white_ms,
@@ -197,6 +202,9 @@ impl GameState {
                     reason: reason.clone(),
                 });
             }
+            EventKind::StorageRestored { .. } => self
+                .alerts
+                .retain(|a| !matches!(a.event.kind, EventKind::StorageFailed { .. })),
             kind if is_display_alert(kind) => self.raise(ply, event),
             _ => {}
         }
@@ -215,6 +223,7 @@ impl GameState {
                     completed: false, ..
                 },
             ) => true,
+            (EventKind::StorageFailed { .. }, EventKind::StorageFailed { .. }) => true,
             (
                 EventKind::SensorFault { square: new, .. },
                 EventKind::SensorFault { square: old, .. },
@@ -262,6 +271,15 @@ fn is_display_alert(kind: &EventKind) -> bool {
         )
 }
 
+/// Alerts that stay until their own end, whatever the game does: a broken
+/// square, a journal that cannot commit.
+fn lasting(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::SensorFault { .. } | EventKind::StorageFailed { .. }
+    )
+}
+
 fn is_history(kind: &EventKind) -> bool {
     is_display_alert(kind)
         || matches!(
@@ -271,6 +289,7 @@ fn is_history(kind: &EventKind) -> bool {
                 | EventKind::GameOver { .. }
                 | EventKind::GameStarted { .. }
                 | EventKind::ArbiterDecision { .. }
+                | EventKind::StorageRestored { .. }
         )
 }
 

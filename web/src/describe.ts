@@ -110,6 +110,21 @@ export function describe(ev: AnyEvent): { title: string; detail: string; level: 
       return { title: 'Draw can be claimed', detail: reasonText(e.reason), level: 'info' };
     case 'sensor_fault':
       return { title: `Sensor fault on ${e.square}`, detail: e.kind.replace(/_/g, ' '), level: 'error' };
+    case 'storage_failed':
+      return {
+        title: 'Journal not saving',
+        detail: `The game goes on and is kept in memory; free space or fix the disk (${e.error})`,
+        level: 'error',
+      };
+    case 'storage_restored':
+      return {
+        title: 'Journal saving again',
+        detail:
+          (e.lost ?? 0) > 0
+            ? `${e.committed} events saved late, ${e.lost} could not be kept`
+            : `${e.committed} events saved late, none lost`,
+        level: 'info',
+      };
     case 'restored':
       return { title: 'Board restored', detail: 'The board matches the game again', level: 'info' };
     case 'takeback':

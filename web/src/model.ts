@@ -92,7 +92,8 @@ export class Model {
         this.fen = e.fen;
         this.moves = [];
         this.clock = null;
-        this.alerts = [];
+        // A journal's outage outlasts the game it began in.
+        this.alerts = this.alerts.filter(a => a.event.type === 'storage_failed');
         this.result = null;
         this.lifted.clear();
         this.history = [{ event: ev, wall }];
@@ -117,7 +118,7 @@ export class Model {
             (a.event.type === 'illegal_move' && !a.event.completed) ||
             // Notices stay while the opponent replies, then go.
             e.ply >= a.plyAtArrival + 2,
-          ['sensor_fault'],
+          ['sensor_fault', 'storage_failed'],
         );
         break;
       case 'restored':
@@ -134,7 +135,7 @@ export class Model {
         this.moves = this.moves.filter(m => m.ply <= e.ply);
         this.fen = e.fen;
         this.lifted.clear();
-        this.dropAlerts(() => true, ['sensor_fault']);
+        this.dropAlerts(() => true, ['sensor_fault', 'storage_failed']);
         break;
       case 'clock':
         this.clock = { white_ms: e.white_ms, black_ms: e.black_ms, running: e.running, t_ms: e.t_ms };
@@ -179,6 +180,13 @@ export class Model {
         break;
       case 'touch_move':
         this.addAlert(e);
+        break;
+      case 'storage_failed':
+        this.dropAlerts(a => a.event.type === 'storage_failed');
+        this.addAlert(e);
+        break;
+      case 'storage_restored':
+        this.dropAlerts(a => a.event.type === 'storage_failed');
         break;
       default:
         // move_completed and types added later change nothing shown.

@@ -98,6 +98,18 @@ export interface ArbiterDecision extends EventBase {
   moves?: string[];
   note?: string;
 }
+/** Extension: the journal cannot commit; the record goes on live, not durable. */
+export interface StorageFailed extends EventBase {
+  type: 'storage_failed';
+  error: string;
+  from_seq?: number;
+}
+/** Extension: the journal took every held event again. */
+export interface StorageRestored extends EventBase {
+  type: 'storage_restored';
+  committed: number;
+  lost?: number;
+}
 /** A type this page does not know yet (the contract may grow). */
 export interface OtherEvent extends EventBase {
   type: string;
@@ -120,12 +132,21 @@ export type KnownEvent =
   | DrawClaimable
   | GameOver
   | SensorFault
-  | ArbiterDecision;
+  | ArbiterDecision
+  | StorageFailed
+  | StorageRestored;
 
 /** Any event, known to this page or not. */
 export type AnyEvent = KnownEvent | OtherEvent;
 
-export type AlertEvent = IllegalMove | TouchMove | Displaced | PromotionPending | DrawClaimable | SensorFault;
+export type AlertEvent =
+  | IllegalMove
+  | TouchMove
+  | Displaced
+  | PromotionPending
+  | DrawClaimable
+  | SensorFault
+  | StorageFailed;
 
 export const ALERT_TYPES: ReadonlySet<string> = new Set([
   'illegal_move',
@@ -134,10 +155,18 @@ export const ALERT_TYPES: ReadonlySet<string> = new Set([
   'promotion_pending',
   'draw_claimable',
   'sensor_fault',
+  'storage_failed',
 ]);
 
 /** Event types kept in the arbiter's history besides the alerts themselves. */
-export const HISTORY_TYPES: ReadonlySet<string> = new Set([...ALERT_TYPES, 'restored', 'takeback', 'game_over', 'game_started']);
+export const HISTORY_TYPES: ReadonlySet<string> = new Set([
+  ...ALERT_TYPES,
+  'restored',
+  'takeback',
+  'game_over',
+  'game_started',
+  'storage_restored',
+]);
 
 export const KNOWN_TYPES: readonly string[] = [
   'game_started',

@@ -185,3 +185,18 @@ test('arbiter rulings and missed-move candidates are described for the arbiter',
   });
   assert.match(illegal.detail, /Art\. 7\.5\)/);
 });
+
+test('a journal that cannot commit stays on the alerts across moves, takebacks and games until it saves again', () => {
+  const m = model();
+  m.apply(ev('storage_failed', 5, { error: 'disk is full', from_seq: 4 }), 5, 0);
+  m.apply(move(1, 'e4', 'e2e4', FEN1, 10), 10, 0);
+  m.apply(move(2, 'e5', 'e7e5', FEN2, 20), 20, 0);
+  m.apply(move(3, 'Nf3', 'g1f3', FEN2, 30), 30, 0);
+  m.apply(ev('takeback', 40, { ply: 1, fen: FEN1 }), 40, 0);
+  assert.deepEqual(m.alerts.map(a => a.event.type), ['storage_failed']);
+  m.apply({ type: 'game_started', t_ms: 0, seq: 0, fen: FEN0 }, 50, 0);
+  seq = 0;
+  assert.deepEqual(m.alerts.map(a => a.event.type), ['storage_failed'], 'the outage outlasts the game');
+  m.apply(ev('storage_restored', 60, { committed: 12 }), 60, 0);
+  assert.deepEqual(m.alerts, []);
+});

@@ -26,6 +26,7 @@ use crate::events::{Event, EventKind};
 use crate::game::pgn::{self, Tags};
 use crate::game::{Game, Profile, Start};
 
+pub mod durability;
 pub mod error;
 pub mod rebuild;
 pub mod schema;
