@@ -37,6 +37,7 @@ fn measure(
         control: Control { token: None, inbox },
         mqtt: None,
         journal: None,
+        streams: touchmove::outputs::serve::StreamSlots::new(64),
     });
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))

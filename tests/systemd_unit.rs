@@ -430,3 +430,22 @@ fn the_hall_unit_verifies_and_is_locked_down() {
         "systemd/README.md should say `{recorded}` (the figure measured now)"
     );
 }
+
+/// Both units raise the open-file limit above the HTTP servers' need: the
+/// connection cap (half of the limit less a reserve) then reaches its most.
+#[test]
+fn both_units_give_the_http_servers_room_for_their_connection_cap() {
+    use touchmove::outputs::serve::Limits;
+    for unit in [
+        "systemd/touchmove.service",
+        "systemd/touchmove-hall.service",
+    ] {
+        let ds = directives(&read(unit));
+        let files: u64 = single(&ds, "Service", "LimitNOFILE")
+            .parse()
+            .unwrap_or_else(|e| panic!("{unit}: LimitNOFILE: {e}"));
+        let limits = Limits::for_open_files(files);
+        assert_eq!(limits.max_connections, 4096, "{unit}");
+        assert_eq!(limits.max_streams, 1024, "{unit}");
+    }
+}

@@ -42,6 +42,7 @@ use crate::outputs::feed::Feed;
 use crate::outputs::http::{self, AppState};
 use crate::outputs::mqtt::publisher::{self, Health, Publisher};
 use crate::outputs::mqtt::url::BrokerUrl;
+use crate::outputs::serve::{self, Limits, StreamSlots};
 use game_loop::{GameLoop, LoopConfig, Source};
 
 /// Arguments of `touchmove run`.
@@ -135,6 +136,8 @@ pub struct Options {
     pub resumed_board: ResumedBoard,
     /// The longest run of missed plies searched (`[journal] max-missed-plies`).
     pub max_missed_plies: usize,
+    /// Connection and stream caps, timeouts of the HTTP server.
+    pub http_limits: Limits,
 }
 
 impl Options {
@@ -157,6 +160,7 @@ impl Options {
             mqtt: None,
             resumed_board: ResumedBoard::Infer,
             max_missed_plies: InferenceConfig::default().max_missed_plies,
+            http_limits: Limits::for_open_files(1024),
         }
     }
 }
@@ -258,6 +262,7 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         .recv()
         .context("the scan loop stopped while starting")??;
 
+    let limits = options.http_limits;
     let state = AppState {
         feed: Arc::clone(&feed),
         control: Control {
@@ -266,15 +271,15 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         },
         mqtt: mqtt.as_ref().map(Publisher::health),
         journal: options.journal.is_some().then_some(durability),
+        streams: StreamSlots::new(limits.max_streams),
     };
     let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
     let app = http::router(state);
     let server = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = shutdown_rx.await;
-            })
-            .await
+        serve::serve(listener, app, limits, async {
+            let _ = shutdown_rx.await;
+        })
+        .await
     });
     Ok(Running {
         addr,
@@ -338,6 +343,7 @@ fn init_logging() {
 }
 
 fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
+    let http_limits = Limits::for_this_process();
     let token = args
         .token_file
         .as_deref()
@@ -393,6 +399,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                     config::Downtime::Arbiter => ResumedBoard::AskArbiter,
                 },
                 max_missed_plies: usize::from(config.journal.max_missed_plies),
+                http_limits,
             })
         }
         (None, false) if args.trace.is_some() => {
@@ -414,6 +421,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 mqtt: mqtt_of(args, None)?,
                 resumed_board: ResumedBoard::Infer,
                 max_missed_plies: InferenceConfig::default().max_missed_plies,
+                http_limits,
             })
         }
         _ => {
@@ -439,6 +447,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 mqtt: mqtt_of(args, None)?,
                 resumed_board: ResumedBoard::Infer,
                 max_missed_plies: InferenceConfig::default().max_missed_plies,
+                http_limits,
             })
         }
     }

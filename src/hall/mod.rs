@@ -27,6 +27,7 @@ use tokio::net::TcpListener;
 use tokio::sync::broadcast;
 
 use crate::outputs::mqtt::wire;
+use crate::outputs::serve::{Limits, serve};
 use registry::Registry;
 
 /// Everything a hall is started with.
@@ -209,11 +210,10 @@ pub async fn start(options: HallOptions) -> anyhow::Result<Running> {
     });
     let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = shutdown_rx.await;
-            })
-            .await
+        serve(listener, app, Limits::for_this_process(), async {
+            let _ = shutdown_rx.await;
+        })
+        .await
     });
     tracing::info!(
         "hall {:?}: dashboard at http://{addr}/, broker {}:{}",

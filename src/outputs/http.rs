@@ -17,6 +17,9 @@
 //!   `null`, or the broker and whether the board is connected to it). 503
 //!   with `status` `journal-failing` while the journal cannot commit.
 //! - `POST /api/<command>`: control, with `Authorization: Bearer <token>`.
+//!
+//! Served by [`super::serve`]: header timeouts, a connection cap, and 503
+//! for a live stream beyond [`AppState::streams`].
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,6 +41,7 @@ use super::control::{self, Control, Request};
 use super::feed::{Feed, Item, Message, Resume};
 use super::journal::durability::Durability;
 use super::mqtt::publisher::Health;
+use super::serve::StreamSlots;
 
 const INDEX_HTML: &str = include_str!("../../web/dist/index.html");
 const ARBITER_HTML: &str = include_str!("../../web/dist/arbiter.html");
@@ -53,6 +57,8 @@ pub struct AppState {
     pub mqtt: Option<Arc<Health>>,
     /// Whether the journal holds the record, when one is kept.
     pub journal: Option<Arc<Durability>>,
+    /// The live streams' slots (SSE and WebSocket clients).
+    pub streams: StreamSlots,
 }
 
 /// The router of every endpoint.
@@ -175,6 +181,10 @@ fn live(
 }
 
 async fn events(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let slot = match state.streams.take() {
+        Ok(slot) => slot,
+        Err(busy) => return busy,
+    };
     let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
     let (backlog, rx) = state.feed.subscribe(Resume::parse(last));
     let retry = tokio_stream::once(Ok::<_, Infallible>(
@@ -182,7 +192,9 @@ async fn events(State(state): State<AppState>, headers: HeaderMap) -> Response {
             .retry(Duration::from_millis(500))
             .comment("touchmove"),
     ));
-    let stream = retry.chain(live(backlog, rx).map(|n| {
+    let stream = retry.chain(live(backlog, rx).map(move |n| {
+        // The slot is the stream's while it lives.
+        let _slot = &slot;
         Ok(match n {
             Next::Event(item) => SseEvent::default().id(item.id()).data(&item.json),
             Next::Lagged => SseEvent::default().comment("lagged"),
@@ -207,8 +219,15 @@ async fn websocket(
     Query(query): Query<WsQuery>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    let slot = match state.streams.take() {
+        Ok(slot) => slot,
+        Err(busy) => return busy,
+    };
     let (backlog, rx) = state.feed.subscribe(Resume::parse(query.last.as_deref()));
-    upgrade.on_upgrade(move |socket| ws_session(socket, backlog, rx))
+    upgrade.on_upgrade(move |socket| async move {
+        ws_session(socket, backlog, rx).await;
+        drop(slot);
+    })
 }
 
 async fn ws_session(

@@ -7,4 +7,5 @@ pub mod feed;
 pub mod http;
 pub mod journal;
 pub mod mqtt;
+pub mod serve;
 pub mod state;
