@@ -408,3 +408,90 @@ async fn every_control_command_works_with_the_token() {
     assert_eq!(s["result"]["reason"], "agreement");
     running.stop().await.unwrap();
 }
+
+/// The raw answer to one request: status line and headers, and the body's bytes.
+async fn raw(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> (String, Vec<u8>) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut head = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).await.unwrap();
+    let split = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head");
+    (
+        String::from_utf8_lossy(&bytes[..split]).to_lowercase(),
+        bytes[split + 4..].to_vec(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pgn_is_revalidated_by_etag_and_answers_are_gzipped_for_who_asks() {
+    let running = daemon(trace(5), None, 40.0).await;
+    let addr = running.addr;
+    // Revalidating with the tag just given: 304 and no body (unless a
+    // move came in between, so a few tries).
+    let etag_of = |head: &str| {
+        head.lines()
+            .find_map(|l| l.strip_prefix("etag: ").map(str::to_owned))
+            .expect("an ETag")
+    };
+    let mut not_modified = false;
+    for _ in 0..20 {
+        let (head, full) = raw(addr, "/game.pgn", &[]).await;
+        assert!(head.starts_with("http/1.0 200"), "{head}");
+        let etag = etag_of(&head);
+        let (head, body) = raw(addr, "/game.pgn", &[("If-None-Match", &etag)]).await;
+        if head.starts_with("http/1.0 304") {
+            assert!(body.is_empty());
+            assert_eq!(etag_of(&head), etag);
+            not_modified = true;
+            break;
+        }
+        assert!(head.starts_with("http/1.0 200"), "{head}");
+        assert_ne!(
+            body, full,
+            "a 200 to a matching tag only when the PGN changed"
+        );
+    }
+    assert!(not_modified, "a matching If-None-Match gets 304");
+    let (head, _) = raw(addr, "/game.pgn", &[("If-None-Match", "\"not-it\"")]).await;
+    assert!(head.starts_with("http/1.0 200"), "{head}");
+
+    // gzip on request, for the page's script and the PGN; never for SSE.
+    let (plain_head, plain) = raw(addr, "/app.js", &[]).await;
+    assert!(!plain_head.contains("content-encoding"), "{plain_head}");
+    let (head, zipped) = raw(addr, "/app.js", &[("Accept-Encoding", "gzip")]).await;
+    assert!(head.contains("content-encoding: gzip"), "{head}");
+    assert!(
+        zipped.len() * 2 < plain.len(),
+        "gzip: {} of {} bytes",
+        zipped.len(),
+        plain.len()
+    );
+    assert_eq!(&zipped[..2], &[0x1f, 0x8b], "a gzip stream");
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"GET /events HTTP/1.0\r\nAccept-Encoding: gzip\r\n\r\n")
+        .await
+        .unwrap();
+    let mut lines = BufReader::new(stream).lines();
+    let mut sse_head = String::new();
+    while let Ok(Ok(Some(line))) =
+        tokio::time::timeout(Duration::from_secs(2), lines.next_line()).await
+    {
+        if line.is_empty() {
+            break;
+        }
+        sse_head.push_str(&line.to_lowercase());
+        sse_head.push('\n');
+    }
+    assert!(sse_head.contains("text/event-stream"), "{sse_head}");
+    assert!(!sse_head.contains("content-encoding"), "{sse_head}");
+    running.stop().await.unwrap();
+}

@@ -11,7 +11,8 @@
 //!   `: lagged` comment and its stream ends, so that it reconnects with its
 //!   last id and gets the gap from the in-memory log.
 //! - `GET /ws[?last=<game>-<seq>]`: the same events, one JSON text message each.
-//! - `GET /game.pgn`: the live PGN (`[%clk]`, the result when over).
+//! - `GET /game.pgn`: the live PGN (`[%clk]`, the result when over), with
+//!   an `ETag` (304 to a matching `If-None-Match`).
 //! - `GET /state`, `GET /health` (`status`, `game`; `journal`: `null`, or
 //!   whether it holds the record and how many events it holds back; `mqtt`:
 //!   `null`, or the broker and whether the board is connected to it). 503
@@ -136,19 +137,34 @@ async fn state_json(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
-async fn game_pgn(State(state): State<AppState>) -> Response {
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                "application/x-chess-pgn; charset=utf-8",
-            ),
-            (header::CACHE_CONTROL, "no-cache"),
-            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
-        ],
-        state.feed.pgn(),
-    )
-        .into_response()
+async fn game_pgn(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    pgn_response(state.feed.pgn(), &headers)
+}
+
+/// A PGN with its `ETag`: 304 to a client whose `If-None-Match` names it,
+/// so a broadcast polling every second costs a header, not the game.
+pub(crate) fn pgn_response(pgn: String, request: &HeaderMap) -> Response {
+    use std::hash::{DefaultHasher, Hash as _, Hasher as _};
+    let mut hasher = DefaultHasher::new();
+    pgn.hash(&mut hasher);
+    let etag = format!("\"{:016x}\"", hasher.finish());
+    let headers = [
+        (
+            header::CONTENT_TYPE,
+            "application/x-chess-pgn; charset=utf-8".to_owned(),
+        ),
+        (header::CACHE_CONTROL, "no-cache".to_owned()),
+        (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".to_owned()),
+        (header::ETAG, etag.clone()),
+    ];
+    let matches = request
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    if matches {
+        return (StatusCode::NOT_MODIFIED, headers).into_response();
+    }
+    (headers, pgn).into_response()
 }
 
 /// What a live stream yields: an event, or the end (lag or shutdown).

@@ -17,6 +17,8 @@
 //!   beyond [`Limits::max_streams`].
 //! - When the process runs out of file descriptors, accepting pauses
 //!   briefly instead of spinning.
+//! - Answers are gzipped for clients that accept it (pages, PGN, JSON;
+//!   never an event stream).
 use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
@@ -33,6 +35,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tower::ServiceExt as _;
+use tower_http::compression::CompressionLayer;
 
 /// What the server allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,6 +192,7 @@ pub async fn serve(
         shutdown.await;
         let _ = stop_tx.send(true);
     });
+    let app = app.layer(CompressionLayer::new());
     let open = Arc::new(AtomicUsize::new(0));
     let last_warning = std::sync::Mutex::new(None);
     let mut stopping = stop_rx.clone();
