@@ -12,8 +12,12 @@
 //! a [`Running`] hall with its bound address; [`Running::stop`] ends it.
 pub mod acks;
 pub mod http;
+pub mod limits;
+pub mod link;
+pub mod missing;
 pub mod order;
 pub mod registry;
+pub mod rejects;
 pub mod subscriber;
 
 use std::net::SocketAddr;
@@ -104,6 +108,8 @@ pub struct Shared {
     registry: Mutex<Registry>,
     notices: broadcast::Sender<Notice>,
     connected: AtomicBool,
+    /// The link to the broker: whether the hall is receiving.
+    link: Mutex<link::Link>,
     pub round: Option<String>,
     pub token: Option<String>,
     /// Where the arbiter's acknowledgements are kept (`--acks`).
@@ -127,6 +133,7 @@ impl Shared {
             registry: Mutex::new(Registry::new(hall)),
             notices,
             connected: AtomicBool::new(false),
+            link: Mutex::new(link::Link::new()),
             round,
             token,
             acks,
@@ -154,6 +161,11 @@ impl Shared {
 
     pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
         self.notices.subscribe()
+    }
+
+    /// The link to the broker (connects, failures, session resets).
+    pub fn link(&self) -> MutexGuard<'_, link::Link> {
+        self.link.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Whether the broker connection is up.
