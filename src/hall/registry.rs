@@ -1066,6 +1066,31 @@ impl Registry {
         received
     }
 
+    /// What the broker had queued for the hall was lost (its session
+    /// discarded): every board with a game is asked for the events after
+    /// the last one held in order.
+    pub fn resync(&mut self, now_ms: u64) -> Vec<(String, ReplayRequest)> {
+        let mut out = Vec::new();
+        for b in self.boards.values_mut() {
+            let Some(log) = &mut b.log else { continue };
+            let request = ReplayRequest {
+                game: log.game,
+                after_seq: log.through,
+            };
+            log.asked = Some((request, now_ms));
+            b.stats.replays += 1;
+            out.push((
+                BoardTopics {
+                    hall: self.hall.clone(),
+                    board: b.id.clone(),
+                }
+                .topic(Channel::Replay),
+                request,
+            ));
+        }
+        out
+    }
+
     /// Replay requests whose gap nothing filled for [`REPLAY_RETRY_MS`],
     /// asked again (from the last event held in order).
     pub fn due_replays(&mut self, now_ms: u64) -> Vec<(String, ReplayRequest)> {

@@ -160,6 +160,9 @@ async fn run(
     stop: watch::Receiver<bool>,
 ) {
     let mut warnings = LogLimit::new(WARNING_WINDOW_MS, WARNINGS_PER_WINDOW);
+    // The session was discarded: once subscribed again, every board is
+    // asked for what the hall may have lost with it.
+    let mut resync = false;
     loop {
         match eventloop.poll().await {
             Ok(Event::Incoming(Packet::ConnAck(_))) => {
@@ -170,6 +173,7 @@ async fn run(
                     // hall again.
                     eventloop.mqtt_options.set_clean_session(false);
                     eventloop.clean();
+                    resync = true;
                     tracing::warn!(
                         "the broker's session of the hall was discarded; connecting again with a persistent session"
                     );
@@ -179,6 +183,10 @@ async fn run(
                 tracing::info!("connected to the broker; subscribing to {filter}");
                 if let Err(e) = client.try_subscribe(&filter, QoS::AtLeastOnce) {
                     tracing::warn!("subscribing to {filter}: {e}");
+                }
+                if std::mem::take(&mut resync) {
+                    let asked = shared.registry().resync(wire::wall_ms_now());
+                    publish_replays(&client, asked);
                 }
             }
             Ok(Event::Incoming(Packet::SubAck(ack))) => {
