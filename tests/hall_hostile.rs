@@ -16,7 +16,7 @@ use rumqttc::{Client, Event as MqttEvent, MqttOptions, Packet, QoS};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use touchmove::events::{Event, EventKind};
-use touchmove::hall::limits::{MAX_GAME_EVENTS, MAX_PAYLOAD, SEQ_WINDOW};
+use touchmove::hall::limits::{MAX_GAME_EVENTS, MAX_PACKET, MAX_PAYLOAD, SEQ_WINDOW};
 use touchmove::hall::registry::{ALERTS_KEPT, FAULTS_KEPT, Registry, Status};
 use touchmove::hall::rejects::ALERT_AFTER;
 use touchmove::hall::{self, HallOptions, Running};
@@ -592,7 +592,7 @@ fn raw(port: u16, id: &str, user: &str) -> Raw {
     let mut options = MqttOptions::new(id, "127.0.0.1", port);
     options.set_credentials(user, password(user));
     options.set_keep_alive(Duration::from_secs(5));
-    options.set_max_packet_size(4 << 20, 4 << 20);
+    options.set_max_packet_size(32 << 20, 32 << 20);
     options.set_clean_session(true);
     let (client, mut connection) = Client::new(options, 16);
     let (connected_tx, connected_rx) = std::sync::mpsc::channel();
@@ -718,7 +718,7 @@ async fn a_broker_without_limits_cannot_wedge_the_hall_with_an_oversized_message
 
     // Over the hall's payload limit but readable: dropped and counted,
     // the connection kept.
-    b1.publish_acked(&topic("b1", Channel::Events), vec![b'{'; MAX_PAYLOAD + 100]);
+    b1.publish_acked(&topic("b1", Channel::Events), vec![b'{'; 2 << 20]);
     until("the oversized payload counted", 10, || {
         hall.registry()
             .rejects_of("b1")
@@ -739,7 +739,7 @@ async fn a_broker_without_limits_cannot_wedge_the_hall_with_an_oversized_message
         hall.registry().held_seqs("b2").len() == half
     })
     .await;
-    b1.publish_acked(&topic("b1", Channel::Events), vec![b'{'; 2 << 20]);
+    b1.publish_acked(&topic("b1", Channel::Events), vec![b'{'; MAX_PACKET + 1]);
     for i in half..g.events.len() {
         b2.event(i);
     }

@@ -21,8 +21,10 @@ pub const BROKER_MESSAGE_LIMIT: usize = 256 * 1024;
 /// The largest payload the hall reads; a larger one is dropped and counted.
 pub const MAX_PAYLOAD: usize = 512 * 1024;
 /// The largest MQTT packet the hall's client reads (payload, topic and
-/// headers).
-pub const MAX_PACKET: usize = 1024 * 1024;
+/// headers): far over [`MAX_PAYLOAD`], so that what a broker without a
+/// message size limit forwards is read and dropped, not a broken
+/// connection (a transient buffer of this size at most).
+pub const MAX_PACKET: usize = 16 * 1024 * 1024;
 
 /// How far beyond the next expected seq an event is held while the ones
 /// before it are missing. An event further ahead is not held: the hall

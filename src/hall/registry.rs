@@ -1068,16 +1068,32 @@ impl Registry {
 
     /// What the broker had queued for the hall was lost (its session
     /// discarded): every board with a game is asked for the events after
-    /// the last one held in order.
+    /// the last one held in order, or after its retained state's.
     pub fn resync(&mut self, now_ms: u64) -> Vec<(String, ReplayRequest)> {
         let mut out = Vec::new();
         for b in self.boards.values_mut() {
-            let Some(log) = &mut b.log else { continue };
-            let request = ReplayRequest {
-                game: log.game,
-                after_seq: log.through,
+            let request = match (&mut b.log, &b.state) {
+                (Some(log), _) => {
+                    let request = ReplayRequest {
+                        game: log.game,
+                        after_seq: log.through,
+                    };
+                    log.asked = Some((request, now_ms));
+                    request
+                }
+                (
+                    None,
+                    Some(Retained {
+                        game: Some(game),
+                        seq,
+                        ..
+                    }),
+                ) => ReplayRequest {
+                    game: *game,
+                    after_seq: u64::try_from(*seq).ok(),
+                },
+                _ => continue,
             };
-            log.asked = Some((request, now_ms));
             b.stats.replays += 1;
             out.push((
                 BoardTopics {
