@@ -51,9 +51,10 @@ pub struct HallOptions {
     /// The round, set as `[Round]` in the PGN served; `None` keeps each
     /// board's own.
     pub round: Option<String>,
-    /// The MQTT client id (default `touchmove-hall-<hall>`). The session is
-    /// persistent: events published while the hall is down are queued by
-    /// the broker for it.
+    /// The MQTT client id (default `touchmove-hall-<hall>`; a broker with
+    /// `use_username_as_clientid`, as the example's, uses the username
+    /// instead). The session is persistent: events published while the
+    /// hall is down are queued by the broker for it.
     pub client_id: Option<String>,
     /// `mqtts://` only: the CA certificates (PEM) the broker's certificate
     /// is checked against; `None`: the system's roots.
