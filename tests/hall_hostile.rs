@@ -821,3 +821,56 @@ async fn a_stolen_client_id_evicts_neither_a_board_nor_the_hall() {
     assert!(broker.log().contains("as b1 "), "{}", broker.log());
     hall.stop().await.unwrap();
 }
+
+/// The example configuration keeps the daemon's and the hall's documented
+/// settings working: a board's default client id
+/// (`touchmove-<hall>-<board>`) is not its username, and the broker takes
+/// the username instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_and_the_hall_work_with_the_example_broker() {
+    use touchmove::config::{Mqtt, Secret};
+    use touchmove::daemon::game_loop::Source;
+    use touchmove::daemon::{Options, start};
+    let broker = example_broker(&["b1"]);
+    let hall = hall::start(HallOptions {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        password: Some(HALL_PASSWORD.into()),
+        ..HallOptions::new(&broker.url(), HALL)
+    })
+    .await
+    .unwrap();
+    until("the hall's connection", 10, || hall.shared.connected()).await;
+    let (start_position, moves) = touchmove::synth::random_game(61, 10);
+    let trace = touchmove::synth::synthesize(
+        &start_position,
+        &moves,
+        &touchmove::synth::HandStyle::careful(),
+        61,
+    )
+    .trace;
+    let mut mqtt = Mqtt::new(broker.url().parse().unwrap(), HALL, "b1").unwrap();
+    mqtt.password = Some(Secret(password("b1")));
+    assert_eq!(mqtt.client_id, "touchmove-open-2026-b1");
+    let daemon = start(Options {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        speed: 50.0,
+        mqtt: Some(mqtt),
+        ..Options::new(Source::Trace(Box::new(trace)))
+    })
+    .await
+    .unwrap();
+    until("the board's game at the hall", 60, || {
+        let r = hall.registry();
+        r.status_of("b1") == Some(Status::Online)
+            && r.board_json("b1", NOW)
+                .is_some_and(|b| b["plies"] == moves.len() && b["gap"] == false)
+    })
+    .await;
+    assert!(broker.log().contains("as b1 "), "{}", broker.log());
+    daemon.stop().await.unwrap();
+    until("the board offline", 10, || {
+        hall.registry().status_of("b1") == Some(Status::Offline)
+    })
+    .await;
+    hall.stop().await.unwrap();
+}
