@@ -11,6 +11,7 @@
 //! In-process (tests, benchmarks): [`start`] with [`HallOptions`] returns
 //! a [`Running`] hall with its bound address; [`Running::stop`] ends it.
 pub mod acks;
+pub mod delivery;
 pub mod http;
 pub mod limits;
 pub mod link;
