@@ -35,7 +35,8 @@ pub struct HallArgs {
     /// The round, set as `[Round]` in every game of /round.pgn.
     #[arg(long)]
     pub round: Option<String>,
-    /// The MQTT client id (default touchmove-hall-<hall>).
+    /// The MQTT client id (default touchmove-hall-<hall>). A broker that
+    /// uses usernames as client ids (the example configuration) ignores it.
     #[arg(long)]
     pub client_id: Option<String>,
     /// With an mqtts:// broker: the CA certificates (PEM) its certificate

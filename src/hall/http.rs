@@ -16,7 +16,9 @@
 //!   order with `[Board]` and `[Round]`, `[%clk]` kept; `ETag` and
 //!   `Cache-Control: no-cache` so that broadcast services polling it get
 //!   `304 Not Modified` until a board moves. `GET /board/<id>.pgn`: one.
-//! - `GET /health`.
+//! - `GET /health`: `status` `ok` (HTTP 200) while the hall receives from
+//!   the broker, else `degraded` (HTTP 503) with its `problems`; the
+//!   messages refused by reason and the link's reconnects.
 //! - `POST /api/acknowledge` `{"board": "b3", "alert": 17}` (without
 //!   `alert`: every open alert of the board) and `POST /api/replay`
 //!   `{"board": "b3", "game": 2, "after_seq": 10}` (`game`: the board's
@@ -39,6 +41,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
+use super::limits::Reason;
 use super::registry::AckError;
 use super::subscriber::Publisher;
 use super::{Notice, Shared};
@@ -95,17 +98,60 @@ fn error(status: StatusCode, message: String) -> Response {
 }
 
 async fn health(State(state): State<HallState>) -> Response {
+    let now = wire::wall_ms_now();
+    let (receiving, link) = {
+        let link = state.shared.link();
+        (
+            link.receiving(now),
+            json!({
+                "up": link.is_up(),
+                "reconnects": link.reconnects,
+                "oversized_packets": link.oversized_packets,
+                "session_resets": link.session_resets,
+            }),
+        )
+    };
+    let connected = state.shared.connected();
+    let mut problems = Vec::new();
+    if !connected {
+        problems.push("not connected to the broker".to_owned());
+    } else if !receiving {
+        problems.push(format!(
+            "the connection to the broker keeps failing (not yet up {} s in a row)",
+            super::link::STABLE_MS / 1000
+        ));
+    }
     let registry = state.shared.registry();
     let (faults, _) = registry.faults();
-    json_response(json!({
-        "status": "ok",
+    let rejected: Map<String, Value> = [
+        Reason::Oversized,
+        Reason::Undecodable,
+        Reason::ImplausibleGame,
+        Reason::GameTooLong,
+    ]
+    .into_iter()
+    .map(|r| (r.name().to_owned(), json!(registry.rejected(r))))
+    .collect();
+    let ok = problems.is_empty();
+    let body = json!({
+        "status": if ok { "ok" } else { "degraded" },
+        "problems": problems,
+        "receiving": ok,
         "hall": registry.hall(),
-        "broker": if state.shared.connected() { "connected" } else { "disconnected" },
+        "broker": if connected { "connected" } else { "disconnected" },
         "boards": registry.board_ids().len(),
         "open_alerts": registry.alerts().iter().filter(|a| !a.acknowledged).count(),
         "bad_messages": faults,
+        "rejected": rejected,
+        "link": link,
         "delivery": registry.delivery(),
-    }))
+    });
+    let code = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (code, json_response(body)).into_response()
 }
 
 fn hall_value(shared: &Shared) -> Value {
@@ -438,6 +484,7 @@ async fn api(
                 Err(e) => return bad(BadBody::field("board", e)),
             };
             let request = ReplayRequest { game, after_seq };
+            state.shared.registry().replay_asked(&board, game);
             match state.publisher.replay(&topic, request).await {
                 Ok(()) => json_response(json!({ "topic": topic, "request": request })),
                 Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e),

@@ -11,9 +11,14 @@
 //! In-process (tests, benchmarks): [`start`] with [`HallOptions`] returns
 //! a [`Running`] hall with its bound address; [`Running::stop`] ends it.
 pub mod acks;
+pub mod delivery;
 pub mod http;
+pub mod limits;
+pub mod link;
+pub mod missing;
 pub mod order;
 pub mod registry;
+pub mod rejects;
 pub mod subscriber;
 
 use std::net::SocketAddr;
@@ -48,9 +53,10 @@ pub struct HallOptions {
     /// The round, set as `[Round]` in the PGN served; `None` keeps each
     /// board's own.
     pub round: Option<String>,
-    /// The MQTT client id (default `touchmove-hall-<hall>`). The session is
-    /// persistent: events published while the hall is down are queued by
-    /// the broker for it.
+    /// The MQTT client id (default `touchmove-hall-<hall>`; a broker with
+    /// `use_username_as_clientid`, as the example's, uses the username
+    /// instead). The session is persistent: events published while the
+    /// hall is down are queued by the broker for it.
     pub client_id: Option<String>,
     /// `mqtts://` only: the CA certificates (PEM) the broker's certificate
     /// is checked against; `None`: the system's roots.
@@ -105,6 +111,8 @@ pub struct Shared {
     registry: Mutex<Registry>,
     notices: broadcast::Sender<Notice>,
     connected: AtomicBool,
+    /// The link to the broker: whether the hall is receiving.
+    link: Mutex<link::Link>,
     pub round: Option<String>,
     pub token: Option<String>,
     /// Where the arbiter's acknowledgements are kept (`--acks`).
@@ -128,6 +136,7 @@ impl Shared {
             registry: Mutex::new(Registry::new(hall)),
             notices,
             connected: AtomicBool::new(false),
+            link: Mutex::new(link::Link::new()),
             round,
             token,
             acks,
@@ -155,6 +164,11 @@ impl Shared {
 
     pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
         self.notices.subscribe()
+    }
+
+    /// The link to the broker (connects, failures, session resets).
+    pub fn link(&self) -> MutexGuard<'_, link::Link> {
+        self.link.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Whether the broker connection is up.

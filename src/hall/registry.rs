@@ -32,14 +32,28 @@
 //!
 //! Payloads that are not what their topic carries are counted and kept
 //! (the last [`FAULTS_KEPT`]) with the topic and the fault, never a panic.
+//!
+//! Every board message is untrusted ([`super::limits`]): a payload over
+//! the hall's limit is dropped unread; an event further than
+//! [`SEQ_WINDOW`] ahead of the next expected seq is not held (a replay
+//! request instead), so a board's out-of-order events and its list of
+//! missing seqs stay bounded; a game number may not jump far ahead; a
+//! board wall time that cannot be right is left out of latency figures. A
+//! board's refused messages are counted by reason ([`super::rejects`]);
+//! enough of them raise one alert for the board.
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::acks::AckKey;
+use super::delivery::Delivery;
+pub use super::delivery::DeliveryStats;
+use super::limits::{self, Reason, SEQ_WINDOW};
+use super::missing::{self, Missing};
+use super::rejects::Rejects;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::events::Event;
+use crate::events::{Event, EventKind};
 use crate::outputs::mqtt::wire::{
     self, BoardTopics, Channel, EventMessage, OFFLINE, ONLINE, ReplayRequest,
 };
@@ -74,6 +88,13 @@ pub enum AlertCause {
     Event { game: u64, event: Event },
     /// The board went offline (status `offline`, or its Last Will).
     Offline,
+    /// The board sends messages the hall refuses: how many so far, and
+    /// the last one's reason and fault.
+    BadMessages {
+        rejected: u64,
+        reason: &'static str,
+        message: String,
+    },
 }
 
 /// One of the arbiter's alerts.
@@ -98,6 +119,7 @@ impl HallAlert {
         match &self.cause {
             AlertCause::Event { event, .. } => event.kind.name(),
             AlertCause::Offline => "offline",
+            AlertCause::BadMessages { .. } => "bad_messages",
         }
     }
 
@@ -109,6 +131,16 @@ impl HallAlert {
                 serde_json::to_value(event).unwrap_or(Value::Null),
             ),
             AlertCause::Offline => (None, None, Value::Null),
+            // Not an event of the contract: what the hall refused.
+            AlertCause::BadMessages {
+                rejected,
+                reason,
+                message,
+            } => (
+                None,
+                None,
+                json!({"type": "bad_messages", "rejected": rejected, "reason": reason, "message": message}),
+            ),
         };
         json!({
             "id": self.id,
@@ -145,9 +177,16 @@ pub struct Stats {
     pub gaps: u64,
     /// Replay requests made (first asks and retries).
     pub replays: u64,
-    /// Hall receive time minus the board's `wall_ms` of the last event.
+    /// Hall receive time minus the board's `wall_ms` of the last event
+    /// whose `wall_ms` is plausible.
     pub last_latency_ms: Option<i64>,
     pub max_latency_ms: Option<i64>,
+    /// Events whose `wall_ms` cannot be right (left out of latencies).
+    pub implausible_wall_ms: u64,
+    /// Events too far ahead of the next expected seq to be held.
+    pub beyond_window: u64,
+    /// Times the board started again from a lower game number.
+    pub renumbered: u64,
 }
 
 /// How an alert is kept among the acknowledged: its board and its
@@ -155,76 +194,8 @@ pub struct Stats {
 fn ack_key(board: &str, cause: &AlertCause) -> Option<AckKey> {
     match cause {
         AlertCause::Event { game, event } => Some((board.to_owned(), *game, event.seq)),
-        AlertCause::Offline => None,
+        AlertCause::Offline | AlertCause::BadMessages { .. } => None,
     }
-}
-
-/// The longest board-to-hall latency kept to the millisecond; longer
-/// ones count in the last bucket.
-const LATENCY_BUCKETS: usize = 60_000;
-
-/// Hall-wide delivery counters, with a histogram of latencies (1 ms buckets).
-#[derive(Debug, Clone, Default)]
-struct Delivery {
-    messages: u64,
-    events: u64,
-    duplicates: u64,
-    latency_ms: Vec<u64>,
-    max_latency_ms: i64,
-}
-
-impl Delivery {
-    fn accepted(&mut self, latency_ms: i64) {
-        if self.latency_ms.is_empty() {
-            self.latency_ms = vec![0; LATENCY_BUCKETS];
-        }
-        self.events += 1;
-        let bucket = latency_ms.clamp(0, LATENCY_BUCKETS as i64 - 1) as usize;
-        self.latency_ms[bucket] += 1;
-        self.max_latency_ms = self.max_latency_ms.max(latency_ms);
-    }
-
-    fn percentile(&self, p: f64) -> Option<u64> {
-        if self.events == 0 {
-            return None;
-        }
-        let rank = ((p * self.events as f64).ceil() as u64).max(1);
-        let mut seen = 0;
-        for (ms, count) in self.latency_ms.iter().enumerate() {
-            seen += count;
-            if seen >= rank {
-                return Some(ms as u64);
-            }
-        }
-        None
-    }
-
-    fn stats(&self) -> DeliveryStats {
-        DeliveryStats {
-            messages: self.messages,
-            events: self.events,
-            duplicates: self.duplicates,
-            latency_p50_ms: self.percentile(0.50),
-            latency_p99_ms: self.percentile(0.99),
-            latency_max_ms: (self.events > 0).then_some(self.max_latency_ms),
-        }
-    }
-}
-
-/// Delivery across all boards (`/health`'s `delivery`). Latencies are the
-/// hall's receive time minus the board's `wall_ms`, in whole milliseconds
-/// of the two clocks (exact only when both run on one machine).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct DeliveryStats {
-    /// MQTT messages received (every topic, good or bad).
-    pub messages: u64,
-    /// Events taken, each `(board, game, seq)` once.
-    pub events: u64,
-    /// Events received again and dropped.
-    pub duplicates: u64,
-    pub latency_p50_ms: Option<u64>,
-    pub latency_p99_ms: Option<u64>,
-    pub latency_max_ms: Option<i64>,
 }
 
 /// An event as the hall holds it.
@@ -241,6 +212,9 @@ struct Log {
     events: BTreeMap<u64, Held>,
     /// The last seq held without a hole from 0.
     through: Option<u64>,
+    /// The furthest seq seen, held or not (an event beyond the window is
+    /// not held, but the gap up to it is known).
+    horizon: Option<u64>,
     reduced: GameState,
     /// Board wall time minus game time, from the last event held in order.
     wall_offset: Option<i64>,
@@ -255,6 +229,7 @@ impl Log {
             game,
             events: BTreeMap::new(),
             through: None,
+            horizon: None,
             reduced: GameState::new(START_FEN.into()),
             wall_offset: None,
             asked: None,
@@ -266,18 +241,26 @@ impl Log {
     }
 
     fn has_gap(&self) -> bool {
-        self.events
-            .last_key_value()
-            .is_some_and(|(last, _)| self.through != Some(*last))
+        self.horizon.is_some_and(|h| h >= self.next_seq())
     }
 
-    fn missing(&self) -> Vec<u64> {
-        let Some((&last, _)) = self.events.last_key_value() else {
-            return Vec::new();
+    /// The seqs missing before the furthest one seen (bounded work: the
+    /// held events are at most [`SEQ_WINDOW`]).
+    fn missing(&self) -> Missing {
+        let Some(horizon) = self.horizon else {
+            return Missing::default();
         };
-        (self.next_seq()..last)
-            .filter(|s| !self.events.contains_key(s))
-            .collect()
+        let next = self.next_seq();
+        missing::missing(
+            next,
+            horizon,
+            self.events.range(next..).map(|(seq, _)| *seq),
+        )
+    }
+
+    /// Notes that `seq` was seen.
+    fn saw(&mut self, seq: u64) {
+        self.horizon = Some(self.horizon.map_or(seq, |h| h.max(seq)));
     }
 }
 
@@ -304,6 +287,9 @@ struct Board {
     /// `(game, seq)` of every alert event raised, so each is raised once.
     raised: HashSet<(u64, u64)>,
     stats: Stats,
+    /// Games the arbiter asked the board to replay (the last few): their
+    /// events are replies, not a board that restarted its numbering.
+    replays_asked: Vec<u64>,
 }
 
 impl Board {
@@ -318,6 +304,7 @@ impl Board {
             alerts: Vec::new(),
             raised: HashSet::new(),
             stats: Stats::default(),
+            replays_asked: Vec::new(),
         }
     }
 
@@ -427,6 +414,7 @@ impl Board {
                         || pending.contains(&(None, event.seq))
                 }
                 AlertCause::Offline => offline && alert.active,
+                AlertCause::BadMessages { .. } => alert.active,
             };
         }
     }
@@ -435,7 +423,7 @@ impl Board {
         self.alerts.iter().filter(|a| !a.acknowledged)
     }
 
-    fn summary(&self, now_ms: u64, full: bool) -> Value {
+    fn summary(&self, now_ms: u64, full: bool, rejects: Option<&Rejects>) -> Value {
         let (view, source) = self.view(now_ms);
         let get = |key: &str| view.get(key).cloned().unwrap_or(Value::Null);
         let moves = view.get("moves").and_then(Value::as_array);
@@ -463,13 +451,17 @@ impl Board {
             "alerts": alerts.iter().take(shown).map(|a| a.to_json()).collect::<Vec<_>>(),
             "stats": self.stats,
             "gap": self.log.as_ref().is_some_and(Log::has_gap),
+            "rejected": rejects.map_or_else(|| Rejects::default().to_json(), Rejects::to_json),
         });
         if full {
             value["moves"] = get("moves");
             value["history"] = get("history");
             value["profile"] = get("profile");
             value["has_pgn"] = json!(self.pgn.is_some());
-            value["missing"] = json!(self.log.as_ref().map(Log::missing).unwrap_or_default());
+            let missing = self.log.as_ref().map(Log::missing).unwrap_or_default();
+            value["missing"] = json!(missing.listed);
+            value["missing_count"] = json!(missing.count);
+            value["missing_ranges"] = json!(missing.ranges);
         }
         value
     }
@@ -508,7 +500,17 @@ pub struct Registry {
     next_alert: u64,
     faults: Vec<Fault>,
     fault_count: u64,
+    /// Each board's refused messages (at most [`REJECTING_BOARDS`] boards).
+    rejects: HashMap<String, Rejects>,
+    /// Every board's refused messages, by reason.
+    rejected: BTreeMap<Reason, u64>,
 }
+
+/// How many boards' refused messages are told apart (beyond: counted for
+/// the hall only).
+pub const REJECTING_BOARDS: usize = 10_000;
+/// How long after a board's last refused message its alert stays active.
+pub const BAD_MESSAGES_QUIET_MS: u64 = 60_000;
 
 impl Registry {
     /// An empty registry for hall `hall` (a valid id, [`wire::check_id`]).
@@ -521,6 +523,8 @@ impl Registry {
             next_alert: 1,
             faults: Vec::new(),
             fault_count: 0,
+            rejects: HashMap::new(),
+            rejected: BTreeMap::new(),
         }
     }
 
@@ -545,6 +549,64 @@ impl Registry {
         }
     }
 
+    /// A board's message refused: a fault of the hall, counted for the
+    /// board by reason, and an alert once the board has sent enough.
+    fn reject(
+        &mut self,
+        board: &str,
+        topic: &str,
+        reason: Reason,
+        message: String,
+        now_ms: u64,
+    ) -> Received {
+        *self.rejected.entry(reason).or_default() += 1;
+        let tracked = self.rejects.len() < REJECTING_BOARDS || self.rejects.contains_key(board);
+        let mut alert = None;
+        if tracked {
+            let rejects = self.rejects.entry(board.to_owned()).or_default();
+            rejects.add(reason, topic, &message, now_ms);
+            let cause = AlertCause::BadMessages {
+                rejected: rejects.count,
+                reason: reason.name(),
+                message: message.clone(),
+            };
+            if rejects.alert_due() {
+                rejects.alerted();
+                alert = Some(cause);
+            } else if let Some(b) = self.boards.get_mut(board) {
+                // The open alert tells the latest.
+                for a in b.alerts.iter_mut().filter(|a| !a.acknowledged) {
+                    if let AlertCause::BadMessages { .. } = a.cause {
+                        a.cause = cause.clone();
+                        a.active = true;
+                    }
+                }
+            }
+        }
+        let mut received = self.fault(topic, message, now_ms);
+        if let Some(cause) = alert {
+            let open = self
+                .board(board, now_ms)
+                .alerts
+                .iter_mut()
+                .find(|a| !a.acknowledged && matches!(a.cause, AlertCause::BadMessages { .. }));
+            match open {
+                Some(a) => {
+                    a.cause = cause;
+                    a.active = true;
+                }
+                None => {
+                    self.raise(board, cause, None, now_ms);
+                    received.alert = true;
+                }
+            }
+            received.changed = Some(board.to_owned());
+        } else if self.boards.contains_key(board) {
+            received.changed = Some(board.to_owned());
+        }
+        received
+    }
+
     /// Takes one MQTT message.
     pub fn receive(&mut self, topic: &str, payload: &[u8], now_ms: u64) -> Received {
         self.delivery.messages += 1;
@@ -567,10 +629,13 @@ impl Registry {
             return Received::default();
         }
         let board = board.to_owned();
+        if let Err(message) = limits::check_size(payload.len()) {
+            return self.reject(&board, topic, Reason::Oversized, message, now_ms);
+        }
         let result = match channel {
             Channel::Events => match EventMessage::parse(topic, payload) {
-                Ok(message) => Ok(self.event(&board, message, now_ms)),
-                Err(e) => Err(e.message),
+                Ok(message) => self.event(&board, message, now_ms),
+                Err(e) => Err((Reason::Undecodable, e.message)),
             },
             Channel::State => self.state(&board, topic, payload, now_ms),
             Channel::Pgn => match std::str::from_utf8(payload) {
@@ -579,7 +644,7 @@ impl Registry {
                     b.pgn = (!text.trim().is_empty()).then(|| text.to_owned());
                     Ok(Received::default())
                 }
-                Err(e) => Err(format!("the PGN is not UTF-8: {e}")),
+                Err(e) => Err((Reason::Undecodable, format!("the PGN is not UTF-8: {e}"))),
             },
             Channel::Status => match std::str::from_utf8(payload).map(str::trim) {
                 Ok(ONLINE) => Ok(self.status(&board, Status::Online, now_ms)),
@@ -588,22 +653,37 @@ impl Registry {
                     // A retained status cleared: the board is gone.
                     Ok(self.status(&board, Status::Unknown, now_ms))
                 }
-                _ => Err(format!(
-                    "a status must be {ONLINE:?} or {OFFLINE:?}, not {:?}",
-                    String::from_utf8_lossy(&payload[..payload.len().min(40)])
+                _ => Err((
+                    Reason::Undecodable,
+                    format!(
+                        "a status must be {ONLINE:?} or {OFFLINE:?}, not {:?}",
+                        String::from_utf8_lossy(&payload[..payload.len().min(40)])
+                    ),
                 )),
             },
             Channel::Replay => unreachable!("returned above"),
         };
         match result {
             Ok(mut received) => {
+                let quiet = self
+                    .rejects
+                    .get(&board)
+                    .and_then(|r| r.last.as_ref())
+                    .is_none_or(|last| now_ms.saturating_sub(last.at_ms) >= BAD_MESSAGES_QUIET_MS);
                 let b = self.board(&board, now_ms);
                 b.last_seen_ms = now_ms;
                 b.refresh_active();
+                if quiet {
+                    for a in &mut b.alerts {
+                        if let AlertCause::BadMessages { .. } = a.cause {
+                            a.active = false;
+                        }
+                    }
+                }
                 received.changed = Some(board);
                 received
             }
-            Err(message) => self.fault(topic, message, now_ms),
+            Err((reason, message)) => self.reject(&board, topic, reason, message, now_ms),
         }
     }
 
@@ -652,7 +732,24 @@ impl Registry {
         &self.acknowledged
     }
 
-    fn event(&mut self, board: &str, message: EventMessage, now_ms: u64) -> Received {
+    /// The arbiter asked `board` to replay `game`: its events are
+    /// replies, even if it is older than the board's current game.
+    pub fn replay_asked(&mut self, board: &str, game: u64) {
+        if let Some(b) = self.boards.get_mut(board) {
+            b.replays_asked.retain(|g| *g != game);
+            if b.replays_asked.len() >= 4 {
+                b.replays_asked.remove(0);
+            }
+            b.replays_asked.push(game);
+        }
+    }
+
+    fn event(
+        &mut self,
+        board: &str,
+        message: EventMessage,
+        now_ms: u64,
+    ) -> Result<Received, (Reason, String)> {
         let topic = self.replay_topic(board);
         let mut received = Received::default();
         let b = self
@@ -664,15 +761,40 @@ impl Registry {
             wall_ms,
             event,
         } = message;
-        let latency = now_ms as i64 - wall_ms as i64;
-        b.stats.last_latency_ms = Some(latency);
-        b.stats.max_latency_ms = Some(b.stats.max_latency_ms.map_or(latency, |m| m.max(latency)));
-        match b.current_game() {
+        let current = b.current_game();
+        limits::check_game(current, game, "game").map_err(|e| (Reason::ImplausibleGame, e))?;
+        let latency = limits::plausible_latency(now_ms, wall_ms);
+        match latency {
+            Some(latency) => {
+                b.stats.last_latency_ms = Some(latency);
+                b.stats.max_latency_ms =
+                    Some(b.stats.max_latency_ms.map_or(latency, |m| m.max(latency)));
+            }
+            None => b.stats.implausible_wall_ms += 1,
+        }
+        // The board's clock when it cannot be right: the hall's.
+        let wall_ms = if latency.is_some() { wall_ms } else { now_ms };
+        match current {
             Some(current) if game < current => {
-                b.stats.stale += 1;
-                return received;
+                let restarted = event.seq == 0
+                    && matches!(event.kind, EventKind::GameStarted { .. })
+                    && !b.replays_asked.contains(&game);
+                if !restarted {
+                    b.stats.stale += 1;
+                    return Ok(received);
+                }
+                // A board without a journal numbers its games from 1 again
+                // after a restart: its new game, and its retained state of
+                // the old numbering no longer counts.
+                b.stats.renumbered += 1;
+                b.state = None;
+                b.log = None;
             }
             _ => {}
+        }
+        if b.log.as_ref().is_none_or(|l| l.game != game) {
+            // A new game: the alerts of the others are not raised again.
+            b.raised.retain(|(g, _)| *g == game);
         }
         let log = match &mut b.log {
             Some(log) if log.game == game => log,
@@ -681,14 +803,47 @@ impl Registry {
         if log.events.contains_key(&event.seq) {
             b.stats.duplicates += 1;
             self.delivery.duplicates += 1;
-            return received;
+            return Ok(received);
+        }
+        if log.events.len() >= limits::MAX_GAME_EVENTS {
+            return Err((
+                Reason::GameTooLong,
+                format!(
+                    "game {game} already holds {} events, the most the hall keeps of a game; seq {} dropped",
+                    limits::MAX_GAME_EVENTS,
+                    event.seq
+                ),
+            ));
+        }
+        let seq = event.seq;
+        let next = log.next_seq();
+        if seq < next {
+            // Held once, since reduced (only the held are reduced).
+            b.stats.duplicates += 1;
+            self.delivery.duplicates += 1;
+            return Ok(received);
+        }
+        log.saw(seq);
+        if seq - next >= SEQ_WINDOW {
+            // Too far ahead to hold: asked for in order instead.
+            b.stats.beyond_window += 1;
+            if log.asked.is_none() {
+                let request = ReplayRequest {
+                    game,
+                    after_seq: log.through,
+                };
+                log.asked = Some((request, now_ms));
+                b.stats.gaps += 1;
+                b.stats.replays += 1;
+                received.replays.push((topic, request));
+            }
+            return Ok(received);
         }
         self.delivery.accepted(latency);
         let is_alert = event.kind.is_alert();
         let alert_event = is_alert.then(|| event.clone());
-        let seq = event.seq;
         log.events.insert(seq, Held { wall_ms, event });
-        let progressed = seq == log.next_seq();
+        let progressed = seq == next;
         while let Some(held) = log.events.get(&log.next_seq()) {
             log.reduced.apply(&held.event);
             log.wall_offset = Some(held.wall_ms as i64 - held.event.t_ms as i64);
@@ -724,7 +879,7 @@ impl Registry {
             );
             received.alert = true;
         }
-        received
+        Ok(received)
     }
 
     fn state(
@@ -733,30 +888,36 @@ impl Registry {
         topic: &str,
         payload: &[u8],
         now_ms: u64,
-    ) -> Result<Received, String> {
-        let json: Value =
-            serde_json::from_slice(payload).map_err(|e| format!("the state is not JSON: {e}"))?;
+    ) -> Result<Received, (Reason, String)> {
+        let bad = |message: String| (Reason::Undecodable, message);
+        let json: Value = serde_json::from_slice(payload)
+            .map_err(|e| bad(format!("the state is not JSON: {e}")))?;
         if !json.is_object() {
-            return Err("the state is not a JSON object".into());
+            return Err(bad("the state is not a JSON object".into()));
         }
         let seq = match json.get("seq") {
             Some(Value::Number(n)) if n.is_i64() => n.as_i64().unwrap_or(-1),
             _ => {
-                return Err(
+                return Err(bad(
                     "the state's `seq` must be a whole number (-1 before any event)".into(),
-                );
+                ));
             }
         };
         if json.get("fen").and_then(Value::as_str).is_none() {
-            return Err("the state's `fen` is missing".into());
+            return Err(bad("the state's `fen` is missing".into()));
         }
         let game = match json.get("game") {
             None | Some(Value::Null) => None,
             Some(v) => Some(
                 v.as_u64()
-                    .ok_or("the state's `game` must be a whole number")?,
+                    .ok_or_else(|| bad("the state's `game` must be a whole number".into()))?,
             ),
         };
+        if let Some(g) = game {
+            let current = self.boards.get(board).and_then(Board::current_game);
+            limits::check_game(current, g, "game")
+                .map_err(|e| (Reason::ImplausibleGame, format!("state: {e}")))?;
+        }
         let b = self.board(board, now_ms);
         if let (Some(g), Some(current)) = (game, b.current_game())
             && g < current
@@ -830,6 +991,47 @@ impl Registry {
             }
         }
         received
+    }
+
+    /// What the broker had queued for the hall was lost (its session
+    /// discarded): every board with a game is asked for the events after
+    /// the last one held in order, or after its retained state's.
+    pub fn resync(&mut self, now_ms: u64) -> Vec<(String, ReplayRequest)> {
+        let mut out = Vec::new();
+        for b in self.boards.values_mut() {
+            let request = match (&mut b.log, &b.state) {
+                (Some(log), _) => {
+                    let request = ReplayRequest {
+                        game: log.game,
+                        after_seq: log.through,
+                    };
+                    log.asked = Some((request, now_ms));
+                    request
+                }
+                (
+                    None,
+                    Some(Retained {
+                        game: Some(game),
+                        seq,
+                        ..
+                    }),
+                ) => ReplayRequest {
+                    game: *game,
+                    after_seq: u64::try_from(*seq).ok(),
+                },
+                _ => continue,
+            };
+            b.stats.replays += 1;
+            out.push((
+                BoardTopics {
+                    hall: self.hall.clone(),
+                    board: b.id.clone(),
+                }
+                .topic(Channel::Replay),
+                request,
+            ));
+        }
+        out
     }
 
     /// Replay requests whose gap nothing filled for [`REPLAY_RETRY_MS`],
@@ -945,12 +1147,20 @@ impl Registry {
 
     /// One board: its summary with the move list, history and every alert.
     pub fn board_json(&self, id: &str, now_ms: u64) -> Option<Value> {
-        Some(self.boards.get(id)?.summary(now_ms, true))
+        Some(
+            self.boards
+                .get(id)?
+                .summary(now_ms, true, self.rejects.get(id)),
+        )
     }
 
     /// One board's summary as the dashboard shows it.
     pub fn summary_json(&self, id: &str, now_ms: u64) -> Option<Value> {
-        Some(self.boards.get(id)?.summary(now_ms, false))
+        Some(
+            self.boards
+                .get(id)?
+                .summary(now_ms, false, self.rejects.get(id)),
+        )
     }
 
     /// Every board for the dashboard: boards with open alerts first (the
@@ -974,7 +1184,7 @@ impl Registry {
         json!({
             "hall": self.hall,
             "now_ms": now_ms,
-            "boards": boards.iter().map(|b| b.summary(now_ms, false)).collect::<Vec<_>>(),
+            "boards": boards.iter().map(|b| b.summary(now_ms, false, self.rejects.get(&b.id))).collect::<Vec<_>>(),
             "alerts": open,
             "faults": self.faults,
             "fault_count": self.fault_count,
@@ -990,6 +1200,17 @@ impl Registry {
     /// Bad payloads so far (all counted, the last [`FAULTS_KEPT`] kept).
     pub fn faults(&self) -> (u64, &[Fault]) {
         (self.fault_count, &self.faults)
+    }
+
+    /// Board messages refused so far, of every board, for `reason`.
+    pub fn rejected(&self, reason: Reason) -> u64 {
+        self.rejected.get(&reason).copied().unwrap_or(0)
+    }
+
+    /// One board's refused messages (`None`: none, or the board is one of
+    /// more than [`REJECTING_BOARDS`] told apart).
+    pub fn rejects_of(&self, board: &str) -> Option<&Rejects> {
+        self.rejects.get(board)
     }
 
     /// One board's PGN (its retained `pgn`), with `[Board]` and, when
@@ -1018,22 +1239,6 @@ impl Registry {
 mod tests {
     use super::*;
 
-    #[test]
-    fn delivery_percentiles_come_from_the_latency_histogram() {
-        let mut d = Delivery::default();
-        assert_eq!(d.stats().latency_p50_ms, None);
-        for latency in (1..=100).rev() {
-            d.accepted(latency);
-        }
-        d.accepted(-3); // clocks a little apart: counted as 0
-        d.duplicates += 1;
-        let s = d.stats();
-        assert_eq!(s.events, 101);
-        assert_eq!(s.duplicates, 1);
-        assert_eq!(s.latency_p50_ms, Some(50));
-        assert_eq!(s.latency_p99_ms, Some(99));
-        assert_eq!(s.latency_max_ms, Some(100));
-    }
     use crate::events::{EventKind, Side};
     use shakmaty::Square;
 
@@ -1147,8 +1352,9 @@ mod tests {
                 after_seq: None
             }
         );
-        // An older game's event is stale; a newer game replaces the log.
-        send(&mut r, "b2", 3, ev(0, started()), 11);
+        // An older game's event is stale (its start would be a board that
+        // numbers its games from 1 again); a newer game replaces the log.
+        send(&mut r, "b2", 3, ev(1, lifted()), 11);
         assert_eq!(r.stats("b2").unwrap().stale, 1);
         send(&mut r, "b2", 5, ev(0, started()), 12);
         assert_eq!(r.current_game("b2"), Some(5));

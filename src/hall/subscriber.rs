@@ -1,22 +1,38 @@
 //! The hall's MQTT side (rumqttc): logs in, subscribes to every board of
 //! the hall at QoS 1, hands each message to the registry, publishes the
 //! replay requests it answers with, asks again for gaps left unfilled,
-//! and reconnects with a growing pause (100 ms doubling to 5 s) when the
-//! broker goes away. The session is persistent (clean session off), so
-//! the broker queues the events published while the hall was away.
+//! and reconnects with a growing pause (100 ms doubling to 5 s while
+//! connections fail at once; [`super::link`]) when the broker goes away.
+//! The session is persistent (clean session off), so the broker queues
+//! the events published while the hall was away.
+//!
+//! The client reads packets up to [`MAX_PACKET`]: a payload over the
+//! hall's own limit ([`super::limits::MAX_PAYLOAD`]) is read, dropped and
+//! counted by the registry. A packet over the client's limit ends the
+//! connection before it is acknowledged, so the broker sends it again on
+//! the next connect; after a few such failures in a row the hall connects
+//! once with a clean session (discarding what the broker queued for it),
+//! then again with a persistent one.
 use std::sync::Arc;
 use std::time::Duration;
 
-use rumqttc::{AsyncClient, Event, EventLoop, MqttOptions, Packet, QoS, SubscribeReasonCode};
+use rumqttc::{
+    AsyncClient, ConnectionError, Event, EventLoop, MqttOptions, Packet, QoS, StateError,
+    SubscribeReasonCode,
+};
 use tokio::sync::watch;
 
+use super::limits::MAX_PACKET;
+use super::link::Failure;
+use super::rejects::{LogLimit, Say};
 use super::{BrokerAddr, HallOptions, Notice, Shared};
 use crate::outputs::mqtt::wire::{self, ReplayRequest};
 
 /// How often unanswered replay requests are looked at.
 const RETRY_TICK: Duration = Duration::from_millis(250);
-const BACKOFF_MIN: Duration = Duration::from_millis(100);
-const BACKOFF_MAX: Duration = Duration::from_secs(5);
+/// Warnings of refused messages: at most this many per 10 s.
+const WARNINGS_PER_WINDOW: u32 = 10;
+const WARNING_WINDOW_MS: u64 = 10_000;
 
 /// Publishes replay requests for the HTTP control endpoint.
 #[derive(Clone)]
@@ -61,7 +77,7 @@ pub fn spawn(
     let mut mqtt = MqttOptions::new(client_id, broker.host.clone(), broker.port);
     mqtt.set_keep_alive(Duration::from_secs(10));
     mqtt.set_clean_session(false);
-    mqtt.set_max_packet_size(1 << 20, 1 << 20);
+    mqtt.set_max_packet_size(MAX_PACKET, MAX_PACKET);
     if let Some(password) = &options.password {
         mqtt.set_credentials(options.username.clone(), password.clone());
     } else {
@@ -126,6 +142,16 @@ fn publish_replays(client: &AsyncClient, replays: Vec<(String, ReplayRequest)>) 
     }
 }
 
+/// Why the connection ended, as the link counts it.
+fn failure_of(e: &ConnectionError) -> Failure {
+    match e {
+        ConnectionError::MqttState(StateError::Deserialization(
+            rumqttc::Error::PayloadSizeLimitExceeded(size),
+        )) => Failure::Oversized(*size),
+        _ => Failure::Other,
+    }
+}
+
 async fn run(
     mut eventloop: EventLoop,
     client: AsyncClient,
@@ -133,15 +159,34 @@ async fn run(
     shared: Arc<Shared>,
     stop: watch::Receiver<bool>,
 ) {
-    let mut backoff = BACKOFF_MIN;
+    let mut warnings = LogLimit::new(WARNING_WINDOW_MS, WARNINGS_PER_WINDOW);
+    // The session was discarded: once subscribed again, every board is
+    // asked for what the hall may have lost with it.
+    let mut resync = false;
     loop {
         match eventloop.poll().await {
             Ok(Event::Incoming(Packet::ConnAck(_))) => {
-                backoff = BACKOFF_MIN;
+                shared.link().connected(wire::wall_ms_now());
+                if eventloop.mqtt_options.clean_session() {
+                    // The session is discarded: connect again with a
+                    // persistent one, so that the broker queues for the
+                    // hall again.
+                    eventloop.mqtt_options.set_clean_session(false);
+                    eventloop.clean();
+                    resync = true;
+                    tracing::warn!(
+                        "the broker's session of the hall was discarded; connecting again with a persistent session"
+                    );
+                    continue;
+                }
                 shared.set_connected(true);
                 tracing::info!("connected to the broker; subscribing to {filter}");
                 if let Err(e) = client.try_subscribe(&filter, QoS::AtLeastOnce) {
                     tracing::warn!("subscribing to {filter}: {e}");
+                }
+                if std::mem::take(&mut resync) {
+                    let asked = shared.registry().resync(wire::wall_ms_now());
+                    publish_replays(&client, asked);
                 }
             }
             Ok(Event::Incoming(Packet::SubAck(ack))) => {
@@ -159,7 +204,17 @@ async fn run(
                 let now = wire::wall_ms_now();
                 let received = shared.registry().receive(&p.topic, &p.payload, now);
                 if let Some(fault) = &received.fault {
-                    tracing::warn!("bad MQTT message on {}: {}", fault.topic, fault.message);
+                    match warnings.say(now) {
+                        Say::Log => {
+                            tracing::warn!("bad MQTT message on {}: {}", fault.topic, fault.message)
+                        }
+                        Say::LogAfterQuiet(n) => tracing::warn!(
+                            "bad MQTT message on {}: {} ({n} more bad messages not logged before it)",
+                            fault.topic,
+                            fault.message
+                        ),
+                        Say::Quiet => {}
+                    }
                     shared.notify(Notice::Hall);
                 }
                 publish_replays(&client, received.replays);
@@ -174,20 +229,37 @@ async fn run(
             }
             Ok(_) => {}
             Err(e) => {
+                let failure = failure_of(&e);
+                let (pause, clean) = {
+                    let mut link = shared.link();
+                    let pause = link.failed(failure, wire::wall_ms_now());
+                    (pause, link.take_clean_session())
+                };
                 shared.set_connected(false);
                 if *stop.borrow() {
                     break;
                 }
-                tracing::warn!(
-                    "MQTT connection to the broker: {e}; reconnecting in {} ms",
-                    backoff.as_millis()
-                );
+                match failure {
+                    Failure::Oversized(size) => tracing::warn!(
+                        "the broker sent the hall a packet of {size} bytes, over its limit of {MAX_PACKET} (set the broker's message_size_limit below it); reconnecting in {} ms",
+                        pause.as_millis()
+                    ),
+                    Failure::Other => tracing::warn!(
+                        "MQTT connection to the broker: {e}; reconnecting in {} ms",
+                        pause.as_millis()
+                    ),
+                }
+                if clean {
+                    tracing::error!(
+                        "the broker sends the same oversized packet on every connect: discarding the hall's session (what the broker queued for the hall is lost; boards replay the gaps)"
+                    );
+                    eventloop.mqtt_options.set_clean_session(true);
+                }
                 let mut stop = stop.clone();
                 tokio::select! {
-                    _ = tokio::time::sleep(backoff) => {}
+                    _ = tokio::time::sleep(pause) => {}
                     _ = stop.wait_for(|s| *s) => break,
                 }
-                backoff = (backoff * 2).min(BACKOFF_MAX);
             }
         }
     }

@@ -8,6 +8,8 @@
 //! events, as the daemon answers from its journal. Swapping it for a real
 //! daemon changes nothing on the hall's side.
 #![allow(dead_code)]
+pub mod example_broker;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -105,8 +107,19 @@ impl FakeBoard {
         game_no: u64,
         events: Vec<Event>,
     ) -> FakeBoard {
+        FakeBoard::connect_to(broker.port(), hall, id, game_no, events)
+    }
+
+    /// As [`FakeBoard::connect`], to the broker on loopback port `port`.
+    pub fn connect_to(
+        port: u16,
+        hall: &str,
+        id: &str,
+        game_no: u64,
+        events: Vec<Event>,
+    ) -> FakeBoard {
         let topics = BoardTopics::new(hall, id).unwrap();
-        let mut options = MqttOptions::new(format!("board-{id}"), "127.0.0.1", broker.port());
+        let mut options = MqttOptions::new(format!("board-{id}"), "127.0.0.1", port);
         options.set_credentials(id, password(id));
         options.set_keep_alive(Duration::from_secs(5));
         options.set_last_will(LastWill::new(

@@ -53,6 +53,8 @@ const NAMES: Record<string, string> = {
   offline: 'Board offline',
   promotion_pending: 'Promotion pending',
   draw_claimable: 'Draw claimable',
+  storage_failed: 'Journal not saving',
+  bad_messages: 'Bad messages from the board',
 };
 
 export function alertTitle(type: string): string {
@@ -78,6 +80,10 @@ export function alertDetail(a: HallAlert): string {
       return `squares ${Array.isArray(e.squares) ? (e.squares as string[]).join(' ') : ''}`;
     case 'sensor_fault':
       return `${str('square')}: ${str('kind')}`;
+    case 'storage_failed':
+      return `the board plays on, its record held in memory: ${str('error')}`;
+    case 'bad_messages':
+      return `${e.rejected ?? '?'} refused, last: ${str('reason')} (${str('message')})`;
     default:
       return '';
   }
