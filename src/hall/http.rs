@@ -26,7 +26,6 @@
 //!   `Authorization: Bearer <token>`; no token configured: control is
 //!   disabled (401 saying how to enable it).
 use std::convert::Infallible;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,8 +45,9 @@ use super::registry::AckError;
 use super::subscriber::Publisher;
 use super::{Notice, Shared};
 use crate::outputs::control::{self, BadBody};
-use crate::outputs::http::asset;
+use crate::outputs::http::{asset, pgn_response};
 use crate::outputs::mqtt::wire::{self, BoardTopics, Channel, ReplayRequest};
+use crate::outputs::serve::StreamSlots;
 
 const HALL_HTML: &str = include_str!("../../web/dist/hall.html");
 const BOARD_HTML: &str = include_str!("../../web/dist/board.html");
@@ -59,6 +59,8 @@ const HALL_CSS: &str = include_str!("../../web/dist/hall.css");
 pub struct HallState {
     pub shared: Arc<Shared>,
     pub publisher: Publisher,
+    /// The live streams' slots (`/events` clients).
+    pub streams: StreamSlots,
 }
 
 /// The router of every endpoint.
@@ -165,7 +167,11 @@ async fn boards(State(state): State<HallState>) -> Response {
 }
 
 /// `/board/<id>` (the page), `/board/<id>.json`, `/board/<id>.pgn`.
-async fn board(State(state): State<HallState>, Path(name): Path<String>) -> Response {
+async fn board(
+    State(state): State<HallState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let registry = state.shared.registry();
     if registry.has_board(&name) {
         return asset("text/html; charset=utf-8", BOARD_HTML);
@@ -179,7 +185,7 @@ async fn board(State(state): State<HallState>, Path(name): Path<String>) -> Resp
         && registry.has_board(id)
     {
         return match registry.board_pgn(id, state.shared.round.as_deref()) {
-            Some(pgn) => pgn_response(pgn, None),
+            Some(pgn) => pgn_response(pgn, &headers),
             None => error(
                 StatusCode::NOT_FOUND,
                 format!("board {id:?} has published no PGN yet"),
@@ -199,34 +205,12 @@ async fn board(State(state): State<HallState>, Path(name): Path<String>) -> Resp
     )
 }
 
-fn pgn_response(pgn: String, if_none_match: Option<&str>) -> Response {
-    let mut hasher = DefaultHasher::new();
-    pgn.hash(&mut hasher);
-    let etag = format!("\"{:016x}\"", hasher.finish());
-    let headers = [
-        (
-            header::CONTENT_TYPE,
-            "application/x-chess-pgn; charset=utf-8".to_owned(),
-        ),
-        (header::CACHE_CONTROL, "no-cache".to_owned()),
-        (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".to_owned()),
-        (header::ETAG, etag.clone()),
-    ];
-    if if_none_match.is_some_and(|v| v.split(',').any(|t| t.trim() == etag)) {
-        return (StatusCode::NOT_MODIFIED, headers).into_response();
-    }
-    (headers, pgn).into_response()
-}
-
 async fn round_pgn(State(state): State<HallState>, headers: HeaderMap) -> Response {
     let pgn = state
         .shared
         .registry()
         .round_pgn(state.shared.round.as_deref());
-    let inm = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok());
-    pgn_response(pgn, inm)
+    pgn_response(pgn, &headers)
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -337,9 +321,18 @@ async fn stream(
 }
 
 async fn events(State(state): State<HallState>, Query(query): Query<EventsQuery>) -> Response {
+    let slot = match state.streams.take() {
+        Ok(slot) => slot,
+        Err(busy) => return busy,
+    };
     let rx = state.shared.subscribe();
     let (tx, out) = mpsc::channel(64);
-    tokio::spawn(stream(Arc::clone(&state.shared), query.board, rx, tx));
+    let shared = Arc::clone(&state.shared);
+    tokio::spawn(async move {
+        // The slot is the stream's while it lives.
+        stream(shared, query.board, rx, tx).await;
+        drop(slot);
+    });
     let retry = tokio_stream::once(Ok::<_, Infallible>(
         SseEvent::default()
             .retry(Duration::from_millis(1000))

@@ -32,7 +32,7 @@ use tokio::net::TcpListener;
 use tokio::sync::broadcast;
 
 use crate::outputs::mqtt::wire;
-use crate::outputs::serve::{Limits, serve};
+use crate::outputs::serve::{Limits, StreamSlots, serve};
 use registry::Registry;
 
 /// Everything a hall is started with.
@@ -218,13 +218,15 @@ pub async fn start(options: HallOptions) -> anyhow::Result<Running> {
         shared.registry().remember_acknowledged(keys);
     }
     let subscriber = subscriber::spawn(&options, &broker, Arc::clone(&shared))?;
+    let limits = Limits::for_this_process();
     let app = http::router(http::HallState {
         shared: Arc::clone(&shared),
         publisher: subscriber.publisher(),
+        streams: StreamSlots::new(limits.max_streams),
     });
     let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(async move {
-        serve(listener, app, Limits::for_this_process(), async {
+        serve(listener, app, limits, async {
             let _ = shutdown_rx.await;
         })
         .await
