@@ -402,9 +402,23 @@ impl Session {
     fn finish_clock_if_over(&mut self, t: Millis, out: &mut Vec<Event>) {
         if self.inference.game().is_over()
             && let Some(clock) = &mut self.clock
-            && clock.state(t).running.is_some()
-            && clock.finish(t).is_ok()
+            && let Some(running) = clock.state(t).running
+            && let Ok(end) = clock.finish(t)
         {
+            // A move that ended the game (mate, stalemate, a dead
+            // position: 5.1a, 5.2a, 5.2b) is never pressed: the clock's
+            // reading at the end is its [%clk].
+            let game = self.inference.game_mut();
+            if let Some(last) = game.moves().last()
+                && last.clock_ms.is_none()
+                && last.side == running
+            {
+                let remaining = match running {
+                    Color::White => end.white_ms,
+                    Color::Black => end.black_ms,
+                };
+                game.set_clock(game.ply(), remaining, None);
+            }
             self.clock_event(t, "finish", out);
         }
     }

@@ -145,3 +145,41 @@ fn malformed_input_prints_nothing_on_stdout() {
     assert!(!ok);
     assert!(stderr.contains("3x"), "{stderr}");
 }
+
+/// 1. f3 e5 2. g4 Qh4#: mate ends the game at the move, which is never
+/// pressed (5.1a); its `[%clk]` is the clock's reading at the end.
+const FOOLS_MATE: &str = "# touchmove-trace v1
+0 FFFF00000000FFFF
+10000 FFFF00000000DFFF
+10500 FFFF00000020DFFF
+12000 clock white
+20000 FFEF00000020DFFF
+20400 FFEF00100020DFFF
+21000 clock black
+25000 FFEF001000209FFF
+25600 FFEF001040209FFF
+26000 clock white
+30000 F7EF001040209FFF
+31000 F7EF0010C0209FFF
+33000 F7EF0010C0209FFF
+";
+
+#[test]
+fn the_move_that_ends_the_game_carries_its_clk_too() {
+    let path = write_trace("fools-mate.trace", FOOLS_MATE);
+    let (stdout, stderr, ok) =
+        replay(&[path.to_str().unwrap(), "--pgn", "--time-control", "90+30"]);
+    assert!(ok, "{stderr}");
+    let game = read_all(stdout.as_bytes()).unwrap().remove(0).unwrap();
+    assert_eq!(game.moves.len(), 4, "{stdout}");
+    assert!(stdout.contains("Qh4#"), "{stdout}");
+    assert!(stdout.contains("0-1"), "{stdout}");
+    let black1 = 5_400_000 - 9_000 + 30_000;
+    // Black's clock ran from the press at 26000 to the mate, made on the
+    // queen's release at 31000 (settled a little later).
+    let last = game.clocks[3].unwrap_or_else(|| panic!("no [%clk] on the mate: {stdout}"));
+    assert!(
+        (black1 - 6_000..=black1 - 5_000).contains(&last),
+        "{last} ms, Black had {black1} ms at 26000:\n{stdout}"
+    );
+}

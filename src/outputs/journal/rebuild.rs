@@ -217,6 +217,17 @@ pub fn rebuild<'a>(
                     // Article 6.7: the press completes the last move.
                     game.set_clock(game.ply(), reading.ms(mover), Some(used[mover]));
                     used[mover] = 0;
+                } else if reason.as_deref() == Some("finish")
+                    && let Some(last) = game.moves().last()
+                    && last.clock_ms.is_none()
+                    && clock
+                        .and_then(|c| c.running)
+                        .is_some_and(|side| Color::from(side) == last.side)
+                {
+                    // The move that ended the game, never pressed: the
+                    // clock's reading at the end.
+                    let mover = last.side;
+                    game.set_clock(game.ply(), reading.ms(mover), None);
                 }
                 clock = Some(reading);
             }
