@@ -146,8 +146,8 @@ fn malformed_input_prints_nothing_on_stdout() {
     assert!(stderr.contains("3x"), "{stderr}");
 }
 
-/// 1. f3 e5 2. g4 Qh4#: mate ends the game at the move, which is never
-/// pressed (5.1a); its `[%clk]` is the clock's reading at the end.
+/// Fool's mate, f3 e5 g4 Qh4#: mate ends the game at the move, which is
+/// never pressed (5.1a); its `[%clk]` is the clock's reading at the end.
 const FOOLS_MATE: &str = "# touchmove-trace v1
 0 FFFF00000000FFFF
 10000 FFFF00000000DFFF
