@@ -188,21 +188,25 @@ fn the_configuration_applies_the_same_rule_to_game_tags() {
 
 #[test]
 fn the_hall_round_follows_the_rule_on_the_command_line() {
-    let out = touchmove(&[
-        "hall",
-        "--broker",
-        "mqtt://127.0.0.1:1",
-        "--hall",
-        "h",
-        "--round",
-        "1\n[X \"y",
-    ]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    use clap::Parser as _;
+    let parse = |round: &str| {
+        touchmove::cli::Cli::try_parse_from([
+            "touchmove",
+            "hall",
+            "--broker",
+            "mqtt://127.0.0.1",
+            "--hall",
+            "h",
+            "--round",
+            round,
+        ])
+    };
+    let err = parse("1\n[X \"y").unwrap_err().to_string();
     assert!(
         err.contains("--round") && err.contains("control character"),
         "{err}"
     );
+    assert!(parse("5.1").is_ok());
 }
 
 /// The writer keeps a value that reached the record some other way (a
