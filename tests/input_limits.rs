@@ -393,21 +393,39 @@ fn the_core_takes_extreme_times_and_windows_without_wrapping() {
 #[test]
 fn header_errors_name_their_line() {
     let illegal = "# touchmove-trace v1\n#! board: sim\n#! start-fen: 8/8/8/8/8/8/8/8 w - - 0 1\n0 0000000000000000\n";
-    let e = trace::parse(illegal, "h.trace").unwrap_err();
+    // The reader takes any FEN (a recorder may name any position); the
+    // session's start is checked with the header's line.
+    let numbered = trace::parse_numbered(illegal, "h.trace").unwrap();
+    let e = numbered
+        .check_session_header("h.trace", false, false)
+        .unwrap_err();
     assert_eq!(e.line(), Some(3), "{e}");
     assert!(
         e.to_string()
             .starts_with("h.trace:3: expected a legal starting position"),
         "{e}"
     );
+    assert!(
+        numbered
+            .check_session_header("h.trace", true, false)
+            .is_ok()
+    );
 
     let profile = "# touchmove-trace v1\n\n#! profile: fide-bullet\n0 FFFF00000000FFFF\n";
-    let e = trace::parse(profile, "p.trace").unwrap_err();
+    let numbered = trace::parse_numbered(profile, "p.trace").unwrap();
+    let e = numbered
+        .check_session_header("p.trace", false, false)
+        .unwrap_err();
     assert_eq!(e.line(), Some(3), "{e}");
     assert!(
         e.to_string().contains("expected a rules profile")
             && e.to_string().contains("\"fide-bullet\""),
         "{e}"
+    );
+    assert!(
+        numbered
+            .check_session_header("p.trace", false, true)
+            .is_ok()
     );
 
     // The same through `replay`: the file and the line, nothing on stdout.

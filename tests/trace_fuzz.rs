@@ -145,8 +145,22 @@ fn check_error(e: &TraceError, bytes: &[u8]) {
 /// Replays what was read: the session takes any trace the reader accepts
 /// without panicking, and an error names a line.
 fn replay(numbered: &NumberedTrace) {
+    if let Err(e) = numbered.check_session_header(FILE, false, false) {
+        let text = e.to_string();
+        let line = e.line().unwrap_or(0);
+        assert!(line >= 1, "{text}");
+        assert!(
+            text.starts_with(&format!("{FILE}:{line}: expected ")),
+            "{text}"
+        );
+        assert!(
+            !text.contains('\n') && text.chars().count() <= 400,
+            "{text}"
+        );
+        return;
+    }
     let Ok(mut session) = session_for(&numbered.trace, None, None, None, None, None) else {
-        panic!("the reader checked the header: {:?}", numbered.trace.header);
+        panic!("the header was checked: {:?}", numbered.trace.header);
     };
     if let Err(e) = drive_numbered(&mut session, &numbered.trace, &numbered.lines, FILE) {
         let text = format!("{e:#}");

@@ -235,8 +235,10 @@ struct Resume {
 }
 
 fn write_trace(db: &Path, args: &WriteTraceArgs) -> anyhow::Result<()> {
-    let trace::NumberedTrace { trace, lines } = trace::read_numbered(&args.trace)?;
+    let numbered = trace::read_numbered(&args.trace)?;
     let file = args.trace.display().to_string();
+    args.session.check_header(&numbered, &file)?;
+    let trace::NumberedTrace { trace, lines, .. } = numbered;
     let (mut session, _) = args.session.session(&trace, None)?;
     let mut journal = Journal::open(db)?;
     let mut resume = Resume {

@@ -71,6 +71,13 @@ pub fn window_ms() -> clap::builder::RangedU64ValueParser<Millis> {
 }
 
 impl SessionArgs {
+    /// Checks the header values of `numbered` that these arguments do not
+    /// override, naming the file and the line.
+    pub fn check_header(&self, numbered: &trace::NumberedTrace, file: &str) -> anyhow::Result<()> {
+        numbered.check_session_header(file, self.start_fen.is_some(), self.profile.is_some())?;
+        Ok(())
+    }
+
     /// The session for `trace` and the time control it keeps.
     pub fn session(
         &self,
@@ -252,8 +259,10 @@ pub fn apply(
 
 /// Replays a trace file as `touchmove replay` does.
 pub fn replay_file(args: &ReplayArgs) -> anyhow::Result<Replayed> {
-    let trace::NumberedTrace { trace, lines } = trace::read_numbered(&args.trace)?;
+    let numbered = trace::read_numbered(&args.trace)?;
     let file = args.trace.display().to_string();
+    args.session.check_header(&numbered, &file)?;
+    let trace::NumberedTrace { trace, lines, .. } = numbered;
     let classifier: Option<Box<dyn Classify>> = match &args.calibration {
         Some(path) => {
             let calibration = crate::cli::calibrate::load_calibration(path)?;

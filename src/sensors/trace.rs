@@ -5,13 +5,14 @@
 //! Every malformed line is an error naming the file, the line and what was
 //! expected ([`TraceError`]); the reader never panics on bad input.
 //!
-//! Limits (`docs/contract-extensions.md`, "Trace format"): a line holds at
-//! most [`MAX_LINE_BYTES`] bytes, read through a bounded buffer, so an
-//! endless line (`/dev/zero`) is an error, not a machine out of memory; a
-//! time is at most [`MAX_TIME_MS`]; the header's values are checked where
-//! they are read (a legal start position, a known rules profile); an error
+//! Limits (`docs/contract-extensions.md`, "What touchmove adds to the
+//! trace format"): a line holds at most [`MAX_LINE_BYTES`] bytes, read
+//! through a bounded buffer, so an endless line (`/dev/zero`) is an error,
+//! not a machine out of memory; a time is at most [`MAX_TIME_MS`]; an error
 //! repeats at most [`crate::game::echo::MAX_ECHO_CHARS`] characters of the
-//! line.
+//! line. [`NumberedTrace`] keeps the line of every record and header, so
+//! that what a session finds wrong later (an illegal start position, an
+//! unknown profile, a scan it cannot read) names its line too.
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
@@ -253,12 +254,64 @@ pub fn read(path: &Path) -> Result<Trace, TraceError> {
     TraceReader::open(path)?.into_trace()
 }
 
-/// A trace and, for each of its records, the 1-based line it was read from.
+/// A trace and the 1-based line of each of its records and header lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NumberedTrace {
     pub trace: Trace,
     /// `lines[i]` is the line of `trace.records[i]`.
     pub lines: Vec<usize>,
+    pub header_lines: HeaderLines,
+}
+
+/// The line of each header a trace gave.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HeaderLines {
+    pub start_fen: Option<usize>,
+    pub profile: Option<usize>,
+    pub board: Option<usize>,
+}
+
+impl NumberedTrace {
+    /// Checks the header values a session starts from, naming the file and
+    /// the header's line: `#! start-fen:` must be a legal position and
+    /// `#! profile:` a rules profile. The reader checks only the FEN's
+    /// syntax (a trace is first what the sensors saw; a board recorder may
+    /// name any position); a header the command line overrides
+    /// (`--start-fen`, `--profile`) is not checked.
+    pub fn check_session_header(
+        &self,
+        file: &str,
+        start_fen_given: bool,
+        profile_given: bool,
+    ) -> Result<(), TraceError> {
+        let malformed = |line: Option<usize>, problem| TraceError::Malformed {
+            file: file.to_owned(),
+            line: line.unwrap_or(0),
+            problem,
+        };
+        let header = &self.trace.header;
+        if let (Some(fen), false) = (&header.start_fen, start_fen_given)
+            && let Err(StartError::Syntax { reason, .. } | StartError::Illegal { reason, .. }) =
+                Start::from_fen(fen)
+        {
+            return Err(malformed(
+                self.header_lines.start_fen,
+                LineError::IllegalStart {
+                    text: fen.clone(),
+                    reason,
+                },
+            ));
+        }
+        if let (Some(name), false) = (&header.profile, profile_given)
+            && name.parse::<Profile>().is_err()
+        {
+            return Err(malformed(
+                self.header_lines.profile,
+                LineError::UnknownProfile { text: name.clone() },
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Reads a whole trace file, keeping the line of each record (so that an
@@ -338,6 +391,7 @@ impl<R: BufRead> TraceReader<R> {
         Ok(NumberedTrace {
             trace: Trace { header, records },
             lines,
+            header_lines: self.parser.header_lines,
         })
     }
 
@@ -442,6 +496,7 @@ impl<R: BufRead> Iterator for TraceReader<R> {
 #[derive(Debug, Default)]
 struct LineParser {
     header: Header,
+    header_lines: HeaderLines,
     seen_record: bool,
     last_t: Millis,
     scans: Option<(ScanKind, usize)>,
@@ -464,7 +519,7 @@ impl LineParser {
             if self.seen_record {
                 return Err(LineError::LateHeader);
             }
-            self.header_line(text, header)?;
+            self.header_line(line_no, text, header)?;
             return Ok(None);
         }
         if text.starts_with('#') {
@@ -475,7 +530,7 @@ impl LineParser {
         Ok(Some(record))
     }
 
-    fn header_line(&mut self, line: &str, rest: &str) -> Result<(), LineError> {
+    fn header_line(&mut self, line_no: usize, line: &str, rest: &str) -> Result<(), LineError> {
         let Some((key, value)) = rest.split_once(':') else {
             return Err(LineError::BadHeader(line.to_owned()));
         };
@@ -492,28 +547,18 @@ impl LineParser {
         if slot.is_some() {
             return Err(LineError::DuplicateHeader(name));
         }
-        if name == "start-fen" {
-            if let Err(e) = value.parse::<shakmaty::fen::Fen>() {
-                return Err(LineError::BadFen {
-                    text: value.to_owned(),
-                    reason: e.to_string(),
-                });
-            }
-            // The position the session will start from, checked here so
-            // that an illegal one is named by its line.
-            if let Err(StartError::Syntax { reason, .. } | StartError::Illegal { reason, .. }) =
-                Start::from_fen(value)
-            {
-                return Err(LineError::IllegalStart {
-                    text: value.to_owned(),
-                    reason,
-                });
-            }
-        }
-        if name == "profile" && value.parse::<Profile>().is_err() {
-            return Err(LineError::UnknownProfile {
+        if name == "start-fen"
+            && let Err(e) = value.parse::<shakmaty::fen::Fen>()
+        {
+            return Err(LineError::BadFen {
                 text: value.to_owned(),
+                reason: e.to_string(),
             });
+        }
+        match name {
+            "start-fen" => self.header_lines.start_fen = Some(line_no),
+            "profile" => self.header_lines.profile = Some(line_no),
+            _ => self.header_lines.board = Some(line_no),
         }
         *slot = Some(value.to_owned());
         Ok(())
