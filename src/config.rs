@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::clock::TimeControl;
-use crate::game::Profile;
+use crate::game::echo::{clip, quoted};
+use crate::game::{Profile, TagValue};
 use crate::outputs::mqtt::url::BrokerUrl;
 use crate::outputs::mqtt::wire;
 use crate::sensors::profile::{self as board_profile, BoardProfile};
@@ -133,7 +134,7 @@ impl Mqtt {
     /// its default (`hall` and `board` are checked).
     pub fn new(broker: BrokerUrl, hall: &str, board: &str) -> Result<Mqtt, String> {
         wire::check_id(hall).map_err(|e| format!("hall: {e}"))?;
-        wire::check_id(board).map_err(|e| format!("board: {e}"))?;
+        wire::check_board_id(board).map_err(|e| format!("board: {e}"))?;
         Ok(Mqtt {
             broker,
             hall: hall.to_owned(),
@@ -266,7 +267,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         message,
     };
     let key = |section: &str, key: &str, what: String| fail(format!("[{section}] {key}: {what}"));
-    let raw: Raw = toml::from_str(text).map_err(|e| fail(e.to_string().trim_end().to_owned()))?;
+    let raw: Raw = toml::from_str(text).map_err(|e| fail(toml_error(text, &e)))?;
     let dir = file.parent().unwrap_or(Path::new("."));
     let resolve = |p: &str| -> PathBuf {
         let p = Path::new(p);
@@ -288,7 +289,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         )
     })?;
     let board_profile = board_profile::load(resolve(&profile_path))
-        .map_err(|e| key("board", "profile", e.to_string()))?;
+        .map_err(|e| key("board", "profile", clip(&e.to_string())))?;
     let calibration = match board.calibration {
         Some(c) => {
             let p = resolve(&c);
@@ -315,14 +316,21 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         None => Profile::FideStandard,
         Some(name) => name
             .parse()
-            .map_err(|e| key("rules", "profile", format!("{e}")))?,
+            .map_err(|e: crate::game::profile::UnknownProfile| {
+                key("rules", "profile", clip(&e.to_string()))
+            })?,
     };
     let time_control = raw
         .rules
         .time_control
         .map(|tc| {
-            crate::cli::replay::parse_time_control(&tc)
-                .map_err(|e| key("rules", "time-control", format!("{tc:?}: {e}")))
+            crate::cli::replay::parse_time_control(&tc).map_err(|e| {
+                key(
+                    "rules",
+                    "time-control",
+                    clip(&format!("{}: {e}", quoted(&tc))),
+                )
+            })
         })
         .transpose()?;
     let stop_clocks_on_alert = match raw.rules.stop_clocks_on_alert {
@@ -332,18 +340,19 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
             return Err(key(
                 "rules",
                 "stop-clocks-on-alert",
-                format!("{other}: must be true or false"),
+                format!("{}: must be true or false", clip(&other.to_string())),
             ));
         }
     };
 
     let defaults = GameTags::default();
+    // The one rule for PGN tag values (`crate::game::tag_value`), as the
+    // control API's `/api/new-game` applies it.
     let tag = |v: Option<String>, d: &str, name: &str| -> Result<String, ConfigError> {
         let v = v.unwrap_or_else(|| d.to_owned());
-        if v.contains(['\n', '\r']) {
-            return Err(key("game", name, "must be one line".into()));
-        }
-        Ok(v)
+        TagValue::new(v)
+            .map(TagValue::into_string)
+            .map_err(|e| key("game", name, e.to_string()))
     };
     let game = GameTags {
         event: tag(raw.game.event, &defaults.event, "event")?,
@@ -358,9 +367,14 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         key(
             "http",
             "bind",
-            format!("{bind_text:?} is not an address and port like \"127.0.0.1:8080\""),
+            format!(
+                "{} is not an address and port like \"127.0.0.1:8080\"",
+                quoted(&bind_text)
+            ),
         )
     })?;
+    check_local_address(bind)
+        .map_err(|why| key("http", "bind", format!("{}: {why}", quoted(&bind_text))))?;
     let token = match raw.http.token_file {
         None => None,
         Some(f) => Some(read_token(&resolve(&f)).map_err(|m| key("http", "token-file", m))?),
@@ -380,7 +394,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                 return Err(key(
                     "journal",
                     "on-start",
-                    format!("{o:?}: must be \"resume\" or \"new-game\""),
+                    format!("{}: must be \"resume\" or \"new-game\"", quoted(o)),
                 ));
             }
         },
@@ -391,7 +405,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                 return Err(key(
                     "journal",
                     "downtime",
-                    format!("{o:?}: must be \"infer\" or \"arbiter\""),
+                    format!("{}: must be \"infer\" or \"arbiter\"", quoted(o)),
                 ));
             }
         },
@@ -402,7 +416,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                 return Err(key(
                     "journal",
                     "clock-downtime",
-                    format!("{o:?}: must be \"pause\" or \"charge\""),
+                    format!("{}: must be \"pause\" or \"charge\"", quoted(o)),
                 ));
             }
         },
@@ -430,7 +444,9 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                 "broker",
                 "mqtt://host[:port] or mqtts://host[:port]",
             )?;
-            let broker: BrokerUrl = broker_text.parse().map_err(|e| key("mqtt", "broker", e))?;
+            let broker: BrokerUrl = broker_text
+                .parse()
+                .map_err(|e: String| key("mqtt", "broker", clip(&e)))?;
             let hall = required(m.hall, "hall", "the hall's id, a topic level")?;
             wire::check_id(&hall).map_err(|e| key("mqtt", "hall", e))?;
             let board = required(
@@ -438,11 +454,21 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                 "board",
                 "this board's id, a topic level and its login",
             )?;
-            wire::check_id(&board).map_err(|e| key("mqtt", "board", e))?;
+            wire::check_board_id(&board).map_err(|e| key("mqtt", "board", e))?;
             let mut mqtt = Mqtt::new(broker, &hall, &board).map_err(|e| key("mqtt", "board", e))?;
             if let Some(user) = m.username {
                 if user.is_empty() {
                     return Err(key("mqtt", "username", "must not be empty".into()));
+                }
+                if user == wire::HALL_LOGIN {
+                    return Err(key(
+                        "mqtt",
+                        "username",
+                        format!(
+                            "{user:?} is the hall's broker login, which reads every board \
+                             (systemd/mosquitto/touchmove.acl); a board logs in as itself"
+                        ),
+                    ));
                 }
                 mqtt.username = user;
             }
@@ -506,6 +532,52 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         journal,
         mqtt,
     })
+}
+
+/// A TOML error as `line L, column C ("the line"): what` (1-based), the
+/// line and the message cut short: the TOML reader's own display repeats
+/// the whole line of the file, however long.
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = clip(e.message().trim_end());
+    match e.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&before[line_start..])
+                .chars()
+                .count()
+                + 1;
+            let rest = &text[line_start..];
+            let shown = rest.lines().next().unwrap_or("").trim();
+            format!(
+                "line {line}, column {column} ({}): {message}",
+                quoted(shown)
+            )
+        }
+        None => message,
+    }
+}
+
+/// Whether the daemon could listen on `addr`'s IP address: it must be one
+/// of this machine's (or the unspecified `0.0.0.0` / `::`). Checked by
+/// binding that address on a port the system picks, at once let go, so
+/// that a busy port cannot fail the check and nothing stays bound. The
+/// port itself is only tried when the daemon listens.
+pub fn check_local_address(addr: SocketAddr) -> Result<(), String> {
+    if addr.ip().is_unspecified() || addr.ip().is_loopback() {
+        return Ok(());
+    }
+    match std::net::TcpListener::bind(SocketAddr::new(addr.ip(), 0)) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!(
+            "{} is not an address of this machine ({e})",
+            addr.ip()
+        )),
+    }
 }
 
 /// The token on the first line of `path` (at least 16 characters).

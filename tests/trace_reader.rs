@@ -307,8 +307,15 @@ fn a_time_that_is_not_a_non_negative_integer_is_rejected() {
         let (_, problem) = error_of(&format!("{bad} {START}\n"));
         assert_eq!(problem, LineError::BadTime(bad.into()), "{bad}");
     }
-    let (_, problem) = error_of(&format!("18446744073709551616 {START}\n"));
-    assert!(matches!(problem, LineError::TimeTooLarge(_)));
+    // Past 2^64, and past the trace format's maximum of 2^53 - 1.
+    for big in [
+        "18446744073709551616",
+        "18446744073709551615",
+        "9007199254740992",
+    ] {
+        let (_, problem) = error_of(&format!("{big} {START}\n"));
+        assert_eq!(problem, LineError::TimeTooLarge(big.into()), "{big}");
+    }
     // A line that is only an occupancy has no time.
     let (_, problem) = error_of(&format!("{START}\n"));
     assert_eq!(problem, LineError::BadTime(START.into()));
@@ -393,7 +400,8 @@ fn writer_output_reads_back_unchanged() {
                 record: Record::Clock(Color::White),
             },
             TimedRecord {
-                t: u64::MAX,
+                // The latest time a trace may hold (2^53 - 1).
+                t: trace::MAX_TIME_MS,
                 record: Record::Occupancy(Bitboard(0x8000_0000_0000_0001)),
             },
         ],

@@ -32,8 +32,9 @@ pub struct HallArgs {
     /// endpoints (acknowledge, replay); without it control is disabled.
     #[arg(long)]
     pub token_file: Option<PathBuf>,
-    /// The round, set as `[Round]` in every game of /round.pgn.
-    #[arg(long)]
+    /// The round, set as `[Round]` in every game of /round.pgn (a PGN tag
+    /// value: one line, at most 255 characters).
+    #[arg(long, value_parser = tag_value)]
     pub round: Option<String>,
     /// The MQTT client id (default touchmove-hall-<hall>). A broker that
     /// uses usernames as client ids (the example configuration) ignores it.
@@ -47,6 +48,14 @@ pub struct HallArgs {
     /// restarted hall does not raise them again (created if missing).
     #[arg(long, value_name = "FILE")]
     pub acks: Option<PathBuf>,
+}
+
+/// A PGN tag value given on the command line (the rule of
+/// [`crate::game::tag_value`]); clap names the option.
+fn tag_value(text: &str) -> Result<String, String> {
+    crate::game::TagValue::new(text)
+        .map(crate::game::TagValue::into_string)
+        .map_err(|e| e.to_string())
 }
 
 /// Reads the files the arguments name.

@@ -7,7 +7,7 @@ use anyhow::{Context as _, bail};
 use clap::{Args, Subcommand};
 
 use crate::events::{Event, EventKind};
-use crate::game::{Game, Start};
+use crate::game::{Game, Start, TagValue};
 use crate::outputs::journal::{GameId, GameMeta, Journal, wall_clock_now};
 use crate::sensors::trace;
 use crate::session::Session;
@@ -82,8 +82,8 @@ pub struct WriteTraceArgs {
     /// Wall-clock start of the game [default: now].
     #[arg(long)]
     pub started_at: Option<String>,
-    /// Pause after each journaled event (ms), to run at a human pace.
-    #[arg(long, default_value_t = 0)]
+    /// Pause after each journaled event (ms, 0 to 60000), to run at a human pace.
+    #[arg(long, default_value_t = 0, value_parser = crate::cli::replay::window_ms())]
     pub pause_ms: u64,
 }
 
@@ -137,14 +137,17 @@ fn list(db: &Path) -> anyhow::Result<()> {
             (None, _, true) => "*".to_owned(),
             (None, _, false) => "* (in progress)".to_owned(),
         };
+        // One row a game: a value that reached the journal with a line
+        // break (before the tag value rule) is shown on its row.
+        let cell = |v: &str| TagValue::lossy(v).into_string();
         rows.push([
             g.id.to_string(),
-            g.started_at.clone(),
-            g.white.clone(),
-            g.black.clone(),
-            result,
+            cell(&g.started_at),
+            cell(&g.white),
+            cell(&g.black),
+            cell(&result),
             g.plies.to_string(),
-            g.event.clone(),
+            cell(&g.event),
         ]);
     }
     let mut widths = [0usize; 7];
@@ -232,8 +235,10 @@ struct Resume {
 }
 
 fn write_trace(db: &Path, args: &WriteTraceArgs) -> anyhow::Result<()> {
-    let trace = trace::read(&args.trace)?;
+    let numbered = trace::read_numbered(&args.trace)?;
     let file = args.trace.display().to_string();
+    args.session.check_header(&numbered, &file)?;
+    let trace::NumberedTrace { trace, lines, .. } = numbered;
     let (mut session, _) = args.session.session(&trace, None)?;
     let mut journal = Journal::open(db)?;
     let mut resume = Resume {
@@ -251,7 +256,7 @@ fn write_trace(db: &Path, args: &WriteTraceArgs) -> anyhow::Result<()> {
         verify_restore(&journal, &mut resume, &session)?;
         events.clear();
         crate::cli::replay::apply(&mut session, record, &mut events)
-            .with_context(|| format!("{file}: record {}", i + 1))?;
+            .with_context(|| crate::cli::replay::record_place(&file, &lines, i))?;
         for e in &events {
             journal_event(
                 &mut journal,

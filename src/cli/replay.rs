@@ -8,6 +8,7 @@ use crate::Millis;
 use crate::clock::TimeControl;
 use crate::events::Event;
 use crate::filter::{Classify, FilterError};
+use crate::game::echo::quoted;
 use crate::game::pgn::{self, Tags};
 use crate::game::{Profile, Start};
 use crate::inference::{Completion, InferenceConfig};
@@ -48,16 +49,35 @@ pub struct SessionArgs {
     /// or the PGN form `5400+30`.
     #[arg(long)]
     pub time_control: Option<String>,
-    /// How long a piece must stand on a square to count as released (ms).
-    #[arg(long)]
+    /// How long a piece must stand on a square to count as released (ms,
+    /// 0 to 60000).
+    #[arg(long, value_parser = window_ms())]
     pub settle_ms: Option<Millis>,
     /// A piece off its square for less than this and back on it was
-    /// brushed, not touched (Article 4.3), in ms (default 120).
-    #[arg(long)]
+    /// brushed, not touched (Article 4.3), in ms (default 120; 0 to 60000).
+    #[arg(long, value_parser = window_ms())]
     pub nudge_ms: Option<Millis>,
 }
 
+/// The longest time window the command line takes (`--settle-ms`,
+/// `--nudge-ms`, `--pause-ms`): a minute.
+pub const MAX_WINDOW_MS: Millis = 60_000;
+
+/// The value parser of a time window in milliseconds: 0 to
+/// [`MAX_WINDOW_MS`], so that no window added to a time can wrap (clap
+/// names the option and the value when one is out of range).
+pub fn window_ms() -> clap::builder::RangedU64ValueParser<Millis> {
+    clap::value_parser!(u64).range(0..=MAX_WINDOW_MS)
+}
+
 impl SessionArgs {
+    /// Checks the header values of `numbered` that these arguments do not
+    /// override, naming the file and the line.
+    pub fn check_header(&self, numbered: &trace::NumberedTrace, file: &str) -> anyhow::Result<()> {
+        numbered.check_session_header(file, self.start_fen.is_some(), self.profile.is_some())?;
+        Ok(())
+    }
+
     /// The session for `trace` and the time control it keeps.
     pub fn session(
         &self,
@@ -87,13 +107,24 @@ impl SessionArgs {
     }
 }
 
+/// The longest time control text read: the longest real ones (several
+/// periods with moves, bonus and delay) take some 40 characters.
+pub const MAX_TIME_CONTROL_CHARS: usize = 200;
+
 /// Parses a time control in the human or the PGN form.
 pub fn parse_time_control(text: &str) -> anyhow::Result<TimeControl> {
+    let length = text.chars().count();
+    if length > MAX_TIME_CONTROL_CHARS {
+        anyhow::bail!(
+            "time control {} is {length} characters long; at most {MAX_TIME_CONTROL_CHARS}",
+            quoted(text)
+        );
+    }
     match TimeControl::parse_human(text) {
         Ok(tc) => Ok(tc),
         Err(human) => match TimeControl::parse_pgn(text) {
             Ok(crate::clock::TimeControlTag::Timed(tc)) => Ok(tc),
-            Ok(_) => anyhow::bail!("time control {text:?} has no time to keep"),
+            Ok(_) => anyhow::bail!("time control {} has no time to keep", quoted(text)),
             Err(_) => Err(human.into()),
         },
     }
@@ -144,9 +175,10 @@ pub fn session_for_with(
             None => Profile::FideStandard,
         },
     };
-    let start = match start_fen.or(trace.header.start_fen.as_deref()) {
-        Some(fen) => Start::parse(fen)?,
-        None => Start::standard(),
+    let start = match (start_fen, trace.header.start_fen.as_deref()) {
+        (Some(fen), _) => Start::parse(fen).context("--start-fen")?,
+        (None, Some(fen)) => Start::parse(fen).context("the trace's `#! start-fen:` header")?,
+        (None, None) => Start::standard(),
     };
     let has_clock = trace
         .records
@@ -175,11 +207,32 @@ pub fn session_for_with(
 }
 
 /// Runs every record of `trace` through `session` in virtual time; after
-/// the last record, time runs on until the board's timers have fired.
+/// the last record, time runs on until the board's timers have fired. An
+/// error names the record by its number (see [`drive_numbered`] for lines).
 pub fn drive(session: &mut Session, trace: &Trace, file: &str) -> anyhow::Result<Vec<Event>> {
+    drive_numbered(session, trace, &[], file)
+}
+
+/// Where record `i` (0-based) of a trace stands, for an error:
+/// `file:line` when `lines` knows its line, else `file: record N`.
+pub fn record_place(file: &str, lines: &[usize], i: usize) -> String {
+    match lines.get(i) {
+        Some(line) => format!("{file}:{line}"),
+        None => format!("{file}: record {}", i + 1),
+    }
+}
+
+/// [`drive`] for a trace read with its lines ([`trace::read_numbered`]):
+/// an error names the file and the line of the record at fault.
+pub fn drive_numbered(
+    session: &mut Session,
+    trace: &Trace,
+    lines: &[usize],
+    file: &str,
+) -> anyhow::Result<Vec<Event>> {
     let mut events = Vec::new();
     for (i, record) in trace.records.iter().enumerate() {
-        apply(session, record, &mut events).with_context(|| format!("{file}: record {}", i + 1))?;
+        apply(session, record, &mut events).with_context(|| record_place(file, lines, i))?;
     }
     while let Some(deadline) = session.next_board_deadline() {
         session.advance(deadline, &mut events);
@@ -206,8 +259,10 @@ pub fn apply(
 
 /// Replays a trace file as `touchmove replay` does.
 pub fn replay_file(args: &ReplayArgs) -> anyhow::Result<Replayed> {
-    let trace = trace::read(&args.trace)?;
+    let numbered = trace::read_numbered(&args.trace)?;
     let file = args.trace.display().to_string();
+    args.session.check_header(&numbered, &file)?;
+    let trace::NumberedTrace { trace, lines, .. } = numbered;
     let classifier: Option<Box<dyn Classify>> = match &args.calibration {
         Some(path) => {
             let calibration = crate::cli::calibrate::load_calibration(path)?;
@@ -218,7 +273,7 @@ pub fn replay_file(args: &ReplayArgs) -> anyhow::Result<Replayed> {
         None => None,
     };
     let (mut session, time_control) = args.session.session(&trace, classifier)?;
-    let events = drive(&mut session, &trace, &file)?;
+    let events = drive_numbered(&mut session, &trace, &lines, &file)?;
     Ok(Replayed {
         events,
         session,

@@ -246,7 +246,8 @@ struct Turn {
 
 impl Turn {
     fn used(&self, t: Millis) -> Millis {
-        self.used_before + t.saturating_sub(self.resumed)
+        self.used_before
+            .saturating_add(t.saturating_sub(self.resumed))
     }
 }
 

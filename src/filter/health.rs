@@ -235,7 +235,7 @@ impl Health {
             // With the ring full, `next` is the oldest of the last n toggles.
             let bit = 1u64 << i;
             if usize::from(self.held[i]) == n
-                && t - ring[next] <= self.config.chatter_window_ms
+                && t.saturating_sub(ring[next]) <= self.config.chatter_window_ms
                 && self.chattering & bit == 0
             {
                 self.chattering |= bit;
@@ -254,7 +254,7 @@ impl Health {
         for sq in Bitboard(self.chattering) {
             let i = sq as usize;
             let last = (usize::from(self.next[i]) + n - 1) % n;
-            if t - self.toggles[i * n + last] >= self.config.chatter_clear_ms {
+            if t.saturating_sub(self.toggles[i * n + last]) >= self.config.chatter_clear_ms {
                 self.chattering &= !(1u64 << i);
             }
         }

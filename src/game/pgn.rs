@@ -10,6 +10,7 @@ use shakmaty::{Chess, Move, Position};
 
 use super::record::Game;
 use super::start::Start;
+use super::tag_value::TagValue;
 use crate::Millis;
 
 /// The tags of a game that the record itself does not know.
@@ -62,8 +63,13 @@ pub fn parse_clk(text: &str) -> Option<Millis> {
     Some(h * 3_600_000 + m * 60_000 + (s * 1000.0).round() as u64)
 }
 
+/// A tag value as written between its quotes: made one line of at most
+/// 255 printing characters, then `\\` and `"` escaped (PGN Standard,
+/// section 7; the rule is [`super::tag_value`]'s). The values of [`Tags`]
+/// were checked where they came in; an older record's are made safe here,
+/// so no value can end its tag or start another.
 fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"")
+    TagValue::lossy(value).escaped()
 }
 
 /// The game as PGN, in export format: the Seven Tag Roster, `FEN`/`SetUp`
@@ -213,9 +219,12 @@ impl Visitor for Collector {
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
+        // Unescaped here rather than by `RawTag::decode`, which reads the
+        // `\` of an escaped backslash as the start of another escape
+        // (`\\\"` came out `"`, not `\"`).
         tags.tags.push((
             String::from_utf8_lossy(name).into_owned(),
-            value.decode_utf8_lossy().into_owned(),
+            super::tag_value::unescape(value.as_bytes()),
         ));
         ControlFlow::Continue(())
     }

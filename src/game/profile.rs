@@ -163,7 +163,8 @@ impl fmt::Display for Profile {
 /// An unknown profile name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown rules profile {name:?}: expected one of fide-standard, fide-rapid, fide-blitz, fide-2005, casual"
+    "unknown rules profile {}: expected one of fide-standard, fide-rapid, fide-blitz, fide-2005, casual",
+    super::echo::quoted(.name)
 )]
 pub struct UnknownProfile {
     pub name: String,

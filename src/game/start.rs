@@ -3,6 +3,8 @@
 use shakmaty::fen::Fen;
 use shakmaty::{Board, CastlingMode, Chess, EnPassantMode, Setup};
 
+use super::echo::quoted;
+
 /// A game's starting position, always legal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Start {
@@ -14,9 +16,9 @@ pub struct Start {
 /// A starting position that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StartError {
-    #[error("{fen:?} is not a FEN: {reason}")]
+    #[error("{} is not a FEN: {reason}", quoted(.fen))]
     Syntax { fen: String, reason: String },
-    #[error("{fen:?} is not a legal position: {reason}")]
+    #[error("{} is not a legal position: {reason}", quoted(.fen))]
     Illegal { fen: String, reason: String },
     #[error("Chess960 start positions are numbered 0 to 959, not {0}")]
     Chess960Number(u32),
@@ -128,7 +130,7 @@ impl Start {
             if let Some(number) = text.strip_prefix(prefix) {
                 let n = number.trim().parse().map_err(|_| StartError::Syntax {
                     fen: text.to_owned(),
-                    reason: format!("{number:?} is not a Chess960 number (0–959)"),
+                    reason: format!("{} is not a Chess960 number (0–959)", quoted(number)),
                 })?;
                 return Start::chess960(n);
             }

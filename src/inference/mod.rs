@@ -387,37 +387,46 @@ impl Inference {
 
     /// When the tracker next needs [`Inference::advance`].
     pub fn next_deadline(&self) -> Option<Millis> {
-        let settle = self.last_change.map(|t| t + self.config.settle_ms);
+        // Saturating: a time near `Millis::MAX` (or a huge window) makes a
+        // deadline at the end of time, never one that wraps to the past.
+        let settle = self
+            .last_change
+            .map(|t| t.saturating_add(self.config.settle_ms));
         let promotion = match (self.promotion, self.config.completion) {
-            (Some(p), Completion::Settle) => Some(p.since + self.config.promotion_wait_ms),
+            (Some(p), Completion::Settle) => {
+                Some(p.since.saturating_add(self.config.promotion_wait_ms))
+            }
             _ => None,
         };
         let missing = self
             .missing_since
             .filter(|_| self.last_change.is_none())
-            .map(|t| t + MISSING_GRACE_MS);
+            .map(|t| t.saturating_add(MISSING_GRACE_MS));
         [settle, promotion, missing].into_iter().flatten().min()
     }
 
     /// Time reached `t`: conclude what has settled.
     pub fn advance(&mut self, t: Millis) {
         if let Some(last) = self.last_change
-            && t >= last + self.config.settle_ms
+            && t >= last.saturating_add(self.config.settle_ms)
         {
-            self.evaluate(last + self.config.settle_ms);
+            self.evaluate(last.saturating_add(self.config.settle_ms));
         }
         if let Some(since) = self.missing_since
             && self.last_change.is_none()
-            && t >= since + MISSING_GRACE_MS
+            && t >= since.saturating_add(MISSING_GRACE_MS)
         {
-            self.evaluate(since + MISSING_GRACE_MS);
+            self.evaluate(since.saturating_add(MISSING_GRACE_MS));
         }
         if let Some(p) = self.promotion
             && self.config.completion == Completion::Settle
             && self.last_change.is_none()
-            && t >= p.since + self.config.promotion_wait_ms
+            && t >= p.since.saturating_add(self.config.promotion_wait_ms)
         {
-            self.make_promotion(p.since + self.config.promotion_wait_ms, Role::Queen);
+            self.make_promotion(
+                p.since.saturating_add(self.config.promotion_wait_ms),
+                Role::Queen,
+            );
         }
     }
 
@@ -530,7 +539,8 @@ impl Inference {
             // Toggles count within one burst: a piece pushed off bounces
             // several times in a few milliseconds; glitches minutes apart
             // do not add up.
-            let burst = self.turn.flicker_at[i].is_some_and(|last| t <= last + FLICKER_BURST_MS);
+            let burst = self.turn.flicker_at[i]
+                .is_some_and(|last| t <= last.saturating_add(FLICKER_BURST_MS));
             self.turn.flicker_at[i] = Some(t);
             self.turn.active_at[i] = Some(t);
             if self.turn.toggles.len() < MAX_TOGGLES_KEPT {
@@ -661,7 +671,7 @@ impl Inference {
                 Some(since) if !changed => since,
                 _ => t,
             };
-            if t < since + MISSING_GRACE_MS {
+            if t < since.saturating_add(MISSING_GRACE_MS) {
                 self.missing_since = Some(since);
                 return;
             }

@@ -179,7 +179,7 @@ impl Inference {
                             .iter()
                             .find(|(u, sq)| *sq == s && *u > p)
                             .map_or(t, |(u, _)| *u)
-                            >= p + RELEASE_MIN_MS
+                            >= p.saturating_add(RELEASE_MIN_MS)
                     })
             };
             let stood = |s: Square| reached(s).is_some();

@@ -2,6 +2,9 @@
 //! bodies are read (an error names the field), and the bearer-token check.
 use serde_json::{Map, Value};
 use shakmaty::{Color, Role};
+
+use crate::game::TagValue;
+use crate::game::echo::quoted;
 use tokio::sync::{mpsc, oneshot};
 
 /// A new game's setup (`/api/new-game`).
@@ -178,7 +181,8 @@ fn check_keys(map: &Map<String, Value>, allowed: &[&'static str]) -> Result<(), 
             return Err(BadBody {
                 field: None,
                 message: format!(
-                    "unknown field {key:?} (known: {})",
+                    "unknown field {} (known: {})",
+                    quoted(key),
                     if allowed.is_empty() {
                         "none".to_owned()
                     } else {
@@ -199,6 +203,18 @@ fn opt_str(map: &Map<String, Value>, key: &'static str) -> Result<Option<String>
     }
 }
 
+/// A PGN tag value (a player's name): the one rule of
+/// [`crate::game::tag_value`], as the configuration's `[game]` applies it.
+fn opt_tag(map: &Map<String, Value>, key: &'static str) -> Result<Option<String>, BadBody> {
+    opt_str(map, key)?
+        .map(|v| {
+            TagValue::new(v)
+                .map(TagValue::into_string)
+                .map_err(|e| BadBody::field(key, format!("`{key}`: {e}")))
+        })
+        .transpose()
+}
+
 fn req_str(map: &Map<String, Value>, key: &'static str) -> Result<String, BadBody> {
     opt_str(map, key)?.ok_or_else(|| BadBody::field(key, format!("`{key}` is required")))
 }
@@ -209,7 +225,10 @@ fn side(map: &Map<String, Value>) -> Result<Color, BadBody> {
         "black" => Ok(Color::Black),
         other => Err(BadBody::field(
             "side",
-            format!("`side` must be \"white\" or \"black\", not {other:?}"),
+            format!(
+                "`side` must be \"white\" or \"black\", not {}",
+                quoted(other)
+            ),
         )),
     }
 }
@@ -241,8 +260,8 @@ pub fn parse(name: &str, body: &[u8]) -> Option<Result<Command, BadBody>> {
                 Ok(Command::NewGame(NewGame {
                     fen,
                     chess960,
-                    white: opt_str(&map, "white")?,
-                    black: opt_str(&map, "black")?,
+                    white: opt_tag(&map, "white")?,
+                    black: opt_tag(&map, "black")?,
                     time_control: opt_str(&map, "time_control")?,
                 }))
             },
@@ -256,7 +275,7 @@ pub fn parse(name: &str, body: &[u8]) -> Option<Result<Command, BadBody>> {
                 other => {
                     return Err(BadBody::field(
                         "piece",
-                        format!("`piece` must be one of q, r, b, n, not {other:?}"),
+                        format!("`piece` must be one of q, r, b, n, not {}", quoted(other)),
                     ));
                 }
             };
@@ -292,7 +311,8 @@ pub fn parse(name: &str, body: &[u8]) -> Option<Result<Command, BadBody>> {
                         return Err(BadBody::field(
                             "reason",
                             format!(
-                                "`reason` must be \"threefold\" or \"fifty_moves\", not {other:?}"
+                                "`reason` must be \"threefold\" or \"fifty_moves\", not {}",
+                                quoted(other)
                             ),
                         ));
                     }
@@ -300,7 +320,10 @@ pub fn parse(name: &str, body: &[u8]) -> Option<Result<Command, BadBody>> {
                 other => {
                     return Err(BadBody::field(
                         "kind",
-                        format!("`kind` must be \"agree\" or \"claim\", not {other:?}"),
+                        format!(
+                            "`kind` must be \"agree\" or \"claim\", not {}",
+                            quoted(other)
+                        ),
                     ));
                 }
             };
@@ -321,7 +344,8 @@ pub fn parse(name: &str, body: &[u8]) -> Option<Result<Command, BadBody>> {
                     return Err(BadBody::field(
                         "irregularity",
                         format!(
-                            "`irregularity` must be \"illegal_move\" or \"displaced\", not {other:?}"
+                            "`irregularity` must be \"illegal_move\" or \"displaced\", not {}",
+                            quoted(other)
                         ),
                     ));
                 }
@@ -357,14 +381,12 @@ pub fn parse(name: &str, body: &[u8]) -> Option<Result<Command, BadBody>> {
                     };
                     Accept::Moves(moves)
                 }
-                ["candidate"] => Accept::Candidate(
-                    map["candidate"].as_u64().ok_or_else(|| {
-                        BadBody::field(
-                            "candidate",
-                            "`candidate` must be the index of a listed candidate (0 = the first)",
-                        )
-                    })? as usize,
-                ),
+                ["candidate"] => Accept::Candidate(map["candidate"].as_u64().ok_or_else(|| {
+                    BadBody::field(
+                        "candidate",
+                        "`candidate` must be the index of a listed candidate (0 = the first)",
+                    )
+                })? as usize),
                 ["fen"] => Accept::Fen(req_str(&map, "fen")?),
                 _ => {
                     return Err(BadBody {

@@ -2,7 +2,7 @@
 //! the trace had it at `now` (milliseconds since the trace started).
 use std::path::{Path, PathBuf};
 
-use super::trace::{Record, TimedRecord, Trace};
+use super::trace::{Record, TimedRecord, Trace, TraceError};
 use super::{Scan, Scanner, SensorError};
 use crate::Millis;
 
@@ -35,16 +35,16 @@ impl TraceReplay {
         TraceReplay { scans, description }
     }
 
-    /// Reads and parses a trace file.
+    /// Reads and parses a trace file (line by line, each line bounded:
+    /// [`super::trace::MAX_LINE_BYTES`]).
     pub fn load(path: &Path, description: String) -> Result<TraceReplay, SensorError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            SensorError::Unavailable(format!(
-                "{description}: could not read the trace {} ({e})",
+        let trace = super::trace::read(path).map_err(|e| match e {
+            TraceError::Io { source, .. } => SensorError::Unavailable(format!(
+                "{description}: could not read the trace {} ({source})",
                 path.display()
-            ))
+            )),
+            malformed => SensorError::Unavailable(format!("{description}: {malformed}")),
         })?;
-        let trace = super::trace::parse(&text, &path.display().to_string())
-            .map_err(|e| SensorError::Unavailable(format!("{description}: {e}")))?;
         Ok(TraceReplay::new(&trace, description))
     }
 

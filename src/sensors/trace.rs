@@ -4,13 +4,36 @@
 //! [`read`] (a file) or [`TraceReader`] (streaming, one line at a time).
 //! Every malformed line is an error naming the file, the line and what was
 //! expected ([`TraceError`]); the reader never panics on bad input.
+//!
+//! Limits (`docs/contract-extensions.md`, "What touchmove adds to the
+//! trace format"): a line holds at most [`MAX_LINE_BYTES`] bytes, read
+//! through a bounded buffer, so an endless line (`/dev/zero`) is an error,
+//! not a machine out of memory; a time is at most [`MAX_TIME_MS`]; an error
+//! repeats at most [`crate::game::echo::MAX_ECHO_CHARS`] characters of the
+//! line. [`NumberedTrace`] keeps the line of every record and header, so
+//! that what a session finds wrong later (an illegal start position, an
+//! unknown profile, a scan it cannot read) names its line too.
 use std::fmt;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 use shakmaty::{Bitboard, Color, Role};
 
 use crate::Millis;
+use crate::game::echo::quoted;
+use crate::game::{Profile, Start, StartError};
+
+/// The longest line a trace may hold, its line ending included: 64 KiB.
+/// The longest record, a `hall` scan of 64 signed 32-bit values, takes
+/// under 800 bytes.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// The latest time a record may carry: 2^53 − 1 ms (about 285,000 years),
+/// the largest integer a JSON number holds exactly in every consumer
+/// (JavaScript's `Number.MAX_SAFE_INTEGER`), so that each event's `t_ms`
+/// reads back as written; and far enough from 2^64 that the daemon's time
+/// windows added to it cannot wrap.
+pub const MAX_TIME_MS: Millis = (1 << 53) - 1;
 
 /// One record of a trace, without its time.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,9 +173,15 @@ impl fmt::Display for ScanKind {
 pub enum LineError {
     #[error("expected UTF-8 text")]
     NotUtf8,
-    #[error("expected a time in milliseconds (a non-negative integer), found {0:?}")]
+    #[error("expected a line of at most {max} bytes, its line ending included", max = MAX_LINE_BYTES)]
+    LineTooLong,
+    #[error("expected a time in milliseconds (a non-negative integer), found {}", quoted(.0))]
     BadTime(String),
-    #[error("expected a time of at most {max} milliseconds, found {0:?}", max = Millis::MAX)]
+    #[error(
+        "expected a time of at most {max} milliseconds (2^53 - 1), found {}",
+        quoted(.0),
+        max = MAX_TIME_MS
+    )]
     TimeTooLarge(String),
     #[error("expected a time of at least {previous} (times never decrease), found {found}")]
     TimeDecreases { previous: Millis, found: Millis },
@@ -160,36 +189,51 @@ pub enum LineError {
         "expected an occupancy (16 hexadecimal digits) or a record kind (clock, promote, hall) after the time"
     )]
     MissingRecord,
-    #[error("expected 16 hexadecimal digits, found {count} ({text:?})")]
+    #[error("expected 16 hexadecimal digits, found {count} ({})", quoted(.text))]
     HexDigitCount { count: usize, text: String },
-    #[error("expected 16 hexadecimal digits, found {ch:?} in {text:?}")]
+    #[error("expected 16 hexadecimal digits, found {ch:?} in {}", quoted(.text))]
     NotHex { ch: char, text: String },
     #[error(
-        "expected an occupancy (16 hexadecimal digits) or a record kind (clock, promote, hall), found {0:?}"
+        "expected an occupancy (16 hexadecimal digits) or a record kind (clock, promote, hall), found {}",
+        quoted(.0)
     )]
     UnknownKind(String),
-    #[error("expected `clock white` or `clock black`, found {0:?}")]
+    #[error("expected `clock white` or `clock black`, found {}", quoted(.0))]
     BadClock(String),
-    #[error("expected `promote` and one of q, r, b, n, found {0:?}")]
+    #[error("expected `promote` and one of q, r, b, n, found {}", quoted(.0))]
     BadPromotion(String),
     #[error("expected 64 comma-separated signed integers after `hall`, found {0}")]
     HallCount(usize),
-    #[error("expected a signed 32-bit integer as hall value {index}, found {text:?}")]
+    #[error(
+        "expected a signed 32-bit integer as hall value {index}, found {}",
+        quoted(.text)
+    )]
     HallValue { index: usize, text: String },
-    #[error("expected the end of the line after the record, found {0:?}")]
+    #[error("expected the end of the line after the record, found {}", quoted(.0))]
     Trailing(String),
     #[error("expected a record: header lines (`#!`) come before the first record")]
     LateHeader,
-    #[error("expected a header line `#! <key>: <value>`, found {0:?}")]
+    #[error("expected a header line `#! <key>: <value>`, found {}", quoted(.0))]
     BadHeader(String),
-    #[error("expected a header key start-fen, profile or board, found {0:?}")]
+    #[error("expected a header key start-fen, profile or board, found {}", quoted(.0))]
     UnknownHeader(String),
     #[error("expected header `{0}` only once")]
     DuplicateHeader(&'static str),
     #[error("expected a value after header `{0}:`")]
     EmptyHeader(&'static str),
-    #[error("expected a FEN or X-FEN after `start-fen:`, found {text:?} ({reason})")]
+    #[error("expected a FEN or X-FEN after `start-fen:`, found {} ({reason})", quoted(.text))]
     BadFen { text: String, reason: String },
+    #[error(
+        "expected a legal starting position after `start-fen:`, found {} ({reason})",
+        quoted(.text)
+    )]
+    IllegalStart { text: String, reason: String },
+    #[error(
+        "expected a rules profile after `profile:` (one of {known}), found {}",
+        quoted(.text),
+        known = profile_names()
+    )]
+    UnknownProfile { text: String },
     #[error(
         "expected {first} scans only, as on line {first_line} (a trace holds either occupancy or hall scans, not both), found a {found} scan"
     )]
@@ -210,17 +254,91 @@ pub fn read(path: &Path) -> Result<Trace, TraceError> {
     TraceReader::open(path)?.into_trace()
 }
 
+/// A trace and the 1-based line of each of its records and header lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NumberedTrace {
+    pub trace: Trace,
+    /// `lines[i]` is the line of `trace.records[i]`.
+    pub lines: Vec<usize>,
+    pub header_lines: HeaderLines,
+}
+
+/// The line of each header a trace gave.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HeaderLines {
+    pub start_fen: Option<usize>,
+    pub profile: Option<usize>,
+    pub board: Option<usize>,
+}
+
+impl NumberedTrace {
+    /// Checks the header values a session starts from, naming the file and
+    /// the header's line: `#! start-fen:` must be a legal position and
+    /// `#! profile:` a rules profile. The reader checks only the FEN's
+    /// syntax (a trace is first what the sensors saw; a board recorder may
+    /// name any position); a header the command line overrides
+    /// (`--start-fen`, `--profile`) is not checked.
+    pub fn check_session_header(
+        &self,
+        file: &str,
+        start_fen_given: bool,
+        profile_given: bool,
+    ) -> Result<(), TraceError> {
+        let malformed = |line: Option<usize>, problem| TraceError::Malformed {
+            file: file.to_owned(),
+            line: line.unwrap_or(0),
+            problem,
+        };
+        let header = &self.trace.header;
+        if let (Some(fen), false) = (&header.start_fen, start_fen_given)
+            && let Err(StartError::Syntax { reason, .. } | StartError::Illegal { reason, .. }) =
+                Start::from_fen(fen)
+        {
+            return Err(malformed(
+                self.header_lines.start_fen,
+                LineError::IllegalStart {
+                    text: fen.clone(),
+                    reason,
+                },
+            ));
+        }
+        if let (Some(name), false) = (&header.profile, profile_given)
+            && name.parse::<Profile>().is_err()
+        {
+            return Err(malformed(
+                self.header_lines.profile,
+                LineError::UnknownProfile { text: name.clone() },
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Reads a whole trace file, keeping the line of each record (so that an
+/// error found later, replaying a record, names its line).
+pub fn read_numbered(path: &Path) -> Result<NumberedTrace, TraceError> {
+    TraceReader::open(path)?.into_numbered()
+}
+
+/// [`parse`], keeping the line of each record.
+pub fn parse_numbered(text: &str, file_name: &str) -> Result<NumberedTrace, TraceError> {
+    TraceReader::new(text.as_bytes(), file_name)?.into_numbered()
+}
+
 /// Streams a trace: the header is read by [`TraceReader::new`], then the
 /// records come one at a time from the iterator. After the first error the
-/// iterator ends.
+/// iterator ends. No line is held whole beyond [`MAX_LINE_BYTES`].
 pub struct TraceReader<R> {
     input: R,
     file: String,
     parser: LineParser,
     line_no: usize,
     buf: Vec<u8>,
-    /// The first record, read while looking for the end of the header.
-    first: Option<TimedRecord>,
+    /// The first record and its line, read while looking for the end of
+    /// the header.
+    first: Option<(usize, TimedRecord)>,
+    /// The line of the record the iterator gave last.
+    record_line: usize,
     done: bool,
 }
 
@@ -247,11 +365,34 @@ impl<R: BufRead> TraceReader<R> {
             line_no: 0,
             buf: Vec::new(),
             first: None,
+            record_line: 0,
             done: false,
         };
         reader.first = reader.next_record()?;
         reader.done = reader.first.is_none();
         Ok(reader)
+    }
+
+    /// The 1-based line of the record the iterator gave last (0 before
+    /// the first).
+    pub fn record_line(&self) -> usize {
+        self.record_line
+    }
+
+    /// Reads every remaining record, with its line.
+    pub fn into_numbered(mut self) -> Result<NumberedTrace, TraceError> {
+        let header = self.parser.header.clone();
+        let mut records = Vec::new();
+        let mut lines = Vec::new();
+        while let Some(record) = self.next() {
+            records.push(record?);
+            lines.push(self.record_line);
+        }
+        Ok(NumberedTrace {
+            trace: Trace { header, records },
+            lines,
+            header_lines: self.parser.header_lines,
+        })
     }
 
     /// The trace's header lines.
@@ -266,27 +407,49 @@ impl<R: BufRead> TraceReader<R> {
         Ok(Trace { header, records })
     }
 
-    fn next_record(&mut self) -> Result<Option<TimedRecord>, TraceError> {
-        loop {
-            self.buf.clear();
-            let n = self
+    /// Reads one line into `buf`, at most [`MAX_LINE_BYTES`] of it: the
+    /// number of bytes read (0 at the end), or [`LineError::LineTooLong`].
+    fn read_line(&mut self) -> Result<Result<usize, LineError>, TraceError> {
+        let io = |file: &str, source| TraceError::Io {
+            file: file.to_owned(),
+            source,
+        };
+        self.buf.clear();
+        let n = (&mut self.input)
+            .take(MAX_LINE_BYTES as u64)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| io(&self.file, e))?;
+        if n == MAX_LINE_BYTES && self.buf.last() != Some(&b'\n') {
+            // The line goes on, unless the input ends just here.
+            let more = !self
                 .input
-                .read_until(b'\n', &mut self.buf)
-                .map_err(|source| TraceError::Io {
-                    file: self.file.clone(),
-                    source,
-                })?;
-            if n == 0 {
+                .fill_buf()
+                .map_err(|e| io(&self.file, e))?
+                .is_empty();
+            if more {
+                return Ok(Err(LineError::LineTooLong));
+            }
+        }
+        Ok(Ok(n))
+    }
+
+    fn next_record(&mut self) -> Result<Option<(usize, TimedRecord)>, TraceError> {
+        loop {
+            let read = self.read_line()?;
+            if read == Ok(0) {
                 return Ok(None);
             }
             self.line_no += 1;
             let line_no = self.line_no;
-            let result = match std::str::from_utf8(&self.buf) {
-                Ok(text) => self.parser.line(line_no, text),
-                Err(_) => Err(LineError::NotUtf8),
+            let result = match read {
+                Err(too_long) => Err(too_long),
+                Ok(_) => match std::str::from_utf8(&self.buf) {
+                    Ok(text) => self.parser.line(line_no, text),
+                    Err(_) => Err(LineError::NotUtf8),
+                },
             };
             match result {
-                Ok(Some(record)) => return Ok(Some(record)),
+                Ok(Some(record)) => return Ok(Some((line_no, record))),
                 Ok(None) => continue,
                 Err(problem) => {
                     return Err(TraceError::Malformed {
@@ -304,14 +467,18 @@ impl<R: BufRead> Iterator for TraceReader<R> {
     type Item = Result<TimedRecord, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(first) = self.first.take() {
+        if let Some((line, first)) = self.first.take() {
+            self.record_line = line;
             return Some(Ok(first));
         }
         if self.done {
             return None;
         }
         match self.next_record() {
-            Ok(Some(record)) => Some(Ok(record)),
+            Ok(Some((line, record))) => {
+                self.record_line = line;
+                Some(Ok(record))
+            }
             Ok(None) => {
                 self.done = true;
                 None
@@ -329,6 +496,7 @@ impl<R: BufRead> Iterator for TraceReader<R> {
 #[derive(Debug, Default)]
 struct LineParser {
     header: Header,
+    header_lines: HeaderLines,
     seen_record: bool,
     last_t: Millis,
     scans: Option<(ScanKind, usize)>,
@@ -351,7 +519,7 @@ impl LineParser {
             if self.seen_record {
                 return Err(LineError::LateHeader);
             }
-            self.header_line(text, header)?;
+            self.header_line(line_no, text, header)?;
             return Ok(None);
         }
         if text.starts_with('#') {
@@ -362,7 +530,7 @@ impl LineParser {
         Ok(Some(record))
     }
 
-    fn header_line(&mut self, line: &str, rest: &str) -> Result<(), LineError> {
+    fn header_line(&mut self, line_no: usize, line: &str, rest: &str) -> Result<(), LineError> {
         let Some((key, value)) = rest.split_once(':') else {
             return Err(LineError::BadHeader(line.to_owned()));
         };
@@ -386,6 +554,11 @@ impl LineParser {
                 text: value.to_owned(),
                 reason: e.to_string(),
             });
+        }
+        match name {
+            "start-fen" => self.header_lines.start_fen = Some(line_no),
+            "profile" => self.header_lines.profile = Some(line_no),
+            _ => self.header_lines.board = Some(line_no),
         }
         *slot = Some(value.to_owned());
         Ok(())
@@ -480,7 +653,18 @@ fn parse_time(token: &str) -> Result<Millis, LineError> {
     }
     token
         .parse()
-        .map_err(|_| LineError::TimeTooLarge(token.to_owned()))
+        .ok()
+        .filter(|t| *t <= MAX_TIME_MS)
+        .ok_or_else(|| LineError::TimeTooLarge(token.to_owned()))
+}
+
+/// The rules profiles a `#! profile:` header may name.
+fn profile_names() -> String {
+    Profile::ALL
+        .iter()
+        .map(|p| p.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Whether a token is meant as an occupancy: all hexadecimal, 16 characters

@@ -37,7 +37,10 @@ pub fn check_id(id: &str) -> Result<(), String> {
         return Err("must not be empty".into());
     }
     if id.chars().count() > 64 {
-        return Err(format!("{id:?} is longer than 64 characters"));
+        return Err(format!(
+            "{} is longer than 64 characters",
+            crate::game::echo::quoted(id)
+        ));
     }
     if let Some(c) = id
         .chars()
@@ -45,6 +48,27 @@ pub fn check_id(id: &str) -> Result<(), String> {
     {
         return Err(format!(
             "{id:?} contains {c:?}; use letters, digits, '-', '_' or '.'"
+        ));
+    }
+    Ok(())
+}
+
+/// The hall's broker login. The example ACL
+/// (`systemd/mosquitto/touchmove.acl`) lets the user `hall` read every
+/// board's topics and write replay requests, and its per-board patterns
+/// (`touchmove/v1/+/%u/...`) apply to every user, the hall included.
+pub const HALL_LOGIN: &str = "hall";
+
+/// A board id: a topic level ([`check_id`]) and not [`HALL_LOGIN`]. A
+/// board called `hall` would log in as the hall (the login defaults to the
+/// board id), reading every board; and the hall's own login could publish
+/// as that board.
+pub fn check_board_id(id: &str) -> Result<(), String> {
+    check_id(id)?;
+    if id == HALL_LOGIN {
+        return Err(format!(
+            "{id:?} is reserved: it is the hall's broker login, which reads every board \
+             (systemd/mosquitto/touchmove.acl); choose another board id"
         ));
     }
     Ok(())
@@ -250,6 +274,16 @@ mod tests {
         assert_eq!(parse_topic("touchmove/v2/h/b/events"), None);
         assert_eq!(parse_topic("touchmove/v1/h/b/events/x"), None);
         assert_eq!(parse_topic("touchmove/v1/h/b/clock"), None);
+    }
+
+    #[test]
+    fn the_hall_login_is_no_board_id() {
+        assert!(check_board_id("board-7").is_ok());
+        let e = check_board_id("hall").unwrap_err();
+        assert!(e.contains("reserved") && e.contains("hall"), "{e}");
+        assert!(check_board_id("a/b").is_err());
+        // A hall may be called `hall`: only the login is reserved.
+        assert!(check_id("hall").is_ok());
     }
 
     #[test]
