@@ -45,7 +45,7 @@ fn measure(
     let addr = listener.local_addr().unwrap();
     runtime.spawn(async move { axum::serve(listener, app).await });
 
-    let writer = writer::spawn(feed.clone(), journal, None).unwrap();
+    let writer = writer::spawn(feed.clone(), journal, None, None).unwrap();
     let game = Game::new(start.clone(), Profile::FideStandard);
     let meta = GameMeta::new("2026-03-14T15:09:26Z", start.clone(), Profile::FideStandard);
     let started = Event {

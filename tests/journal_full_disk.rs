@@ -71,7 +71,30 @@ fn fill(path: &Path) -> u64 {
     written
 }
 
-fn daemon(db: &Path, trace: &Path, speed: f64) -> (Child, SocketAddr) {
+/// A daemon, killed when dropped (a failed assertion leaves none behind).
+struct Daemon(Child);
+
+impl std::ops::Deref for Daemon {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Daemon {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn daemon(db: &Path, trace: &Path, speed: f64) -> (Daemon, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_touchmove"))
         .args(["run", "--bind", "127.0.0.1:0", "--speed"])
         .arg(speed.to_string())
@@ -104,7 +127,7 @@ fn daemon(db: &Path, trace: &Path, speed: f64) -> (Child, SocketAddr) {
     let addr = rx
         .recv_timeout(Duration::from_secs(20))
         .expect("the daemon says where it serves");
-    (child, addr)
+    (Daemon(child), addr)
 }
 
 /// The events an SSE client received, as `(id, json)`.
@@ -299,4 +322,102 @@ fn a_full_disk_holds_the_record_in_memory_and_commits_it_when_space_returns() {
         String::from_utf8_lossy(&check.stderr)
     );
     drop(journal);
+}
+
+/// Started again on a full disk (the journal cannot even be opened for
+/// writing): the board starts, carries on with the journal's game read
+/// back, says so, and commits what it held once space returns.
+#[test]
+fn a_daemon_started_on_a_full_disk_plays_on_and_commits_when_space_returns() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("journal-full-disk-restart");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (start, moves) = (21..)
+        .map(|seed| synth::random_game(seed, 40))
+        .find(|(_, moves)| moves.len() >= 36 && !moves.iter().any(|m| m.is_promotion()))
+        .expect("a random game");
+    let synth = synth::synthesize(&start, &moves, &HandStyle::random(), 4);
+    let trace = dir.join("game.trace");
+    std::fs::write(&trace, synth.trace.to_string()).unwrap();
+    let tc = TimeControl::parse_human(TIME_CONTROL).unwrap();
+    let mut session = session_for(&synth.trace, None, None, Some(tc), None, None).unwrap();
+    let expected_moves = moves_of(&drive(&mut session, &synth.trace, "game.trace").unwrap());
+    let game_ms = synth.trace.records.last().unwrap().t as f64;
+    let speed = (game_ms / 20_000.0).max(1.0);
+
+    let disk = Tmpfs::mount(&dir.join("disk"), "8m");
+    let db = disk.0.join("journal.sqlite3");
+    let (mut child, addr) = daemon(&db, &trace, speed);
+    let got: Received = Arc::default();
+    follow(addr, Arc::clone(&got));
+    assert!(wait_for(Duration::from_secs(30), || count(&got, "move") >= 6).is_some());
+    // Stopped cleanly: the journal's write-ahead log is folded in and
+    // removed, so opening it again needs new space.
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    assert!(child.wait().unwrap().success());
+
+    let filler = disk.0.join("filler");
+    fill(&filler);
+    let (mut child, addr) = daemon(&db, &trace, speed);
+    let got: Received = Arc::default();
+    follow(addr, Arc::clone(&got));
+    wait_for(Duration::from_secs(5), || {
+        get(addr, "/health").0 == 503 && count(&got, "storage_failed") == 1
+    })
+    .expect("started on a full disk, it says the journal is failing");
+    let moves_then = count(&got, "move");
+    assert!(
+        moves_then >= 6,
+        "the journal's game is carried on: {moves_then} moves"
+    );
+    assert!(
+        wait_for(Duration::from_secs(15), || count(&got, "move")
+            >= moves_then + 3)
+        .is_some(),
+        "the record goes on"
+    );
+    std::fs::remove_file(&filler).unwrap();
+    wait_for(Duration::from_secs(5), || {
+        get(addr, "/health").0 == 200 && count(&got, "storage_restored") == 1
+    })
+    .expect("the journal opens and takes what was held");
+    assert!(
+        wait_for(Duration::from_secs(60), || count(&got, "move")
+            == expected_moves.len())
+        .is_some(),
+        "every move: {} of {}",
+        count(&got, "move"),
+        expected_moves.len()
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let journal = Journal::open_read_only(&db).unwrap();
+    let games = journal.list().unwrap();
+    assert_eq!(games.len(), 1, "one game, carried on");
+    let stored = journal.events_after(games[0].id, None).unwrap();
+    assert_eq!(
+        moves_of(&stored),
+        expected_moves,
+        "every move once, in order"
+    );
+    let got = got.lock().unwrap().clone();
+    assert_eq!(stored.len(), got.len(), "every event the client saw, once");
+    for (i, (_, data)) in got.iter().enumerate() {
+        assert_eq!(&stored[i].to_json(), data, "event {i}");
+    }
+    let check = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+        .args(["journal", "check", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
 }

@@ -183,9 +183,12 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
     if !(options.speed.is_finite() && options.speed > 0.0) {
         anyhow::bail!("--speed must be a positive number, not {}", options.speed);
     }
-    let listener = TcpListener::bind(options.bind)
-        .await
-        .with_context(|| format!("cannot listen on {}", options.bind))?;
+    let listener = TcpListener::bind(options.bind).await.with_context(|| {
+        format!(
+            "cannot listen on {} (`[http] bind` in the configuration, or --bind)",
+            options.bind
+        )
+    })?;
     let addr = listener.local_addr()?;
     let feed = Feed::new(1024, options.tags, crate::game::Start::standard().fen());
     let journal = match &options.journal {
@@ -198,11 +201,11 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         )?),
         None => None,
     };
-    let (journal, current, resumed) = match journal {
-        Some(opened) => (Some(opened.journal), opened.current, opened.resume),
-        None => (None, None, None),
+    let (journal, reopen, current, resumed) = match journal {
+        Some(opened) => (opened.journal, opened.reopen, opened.current, opened.resume),
+        None => (None, None, None, None),
     };
-    let writer = writer::spawn(Arc::clone(&feed), journal, current)?;
+    let writer = writer::spawn(Arc::clone(&feed), journal, reopen, current)?;
     // Started before the scan loop: it publishes the game from its start.
     let mqtt = match &options.mqtt {
         Some(settings) => Some(publisher::spawn(
@@ -508,6 +511,11 @@ fn mqtt_of(
         }
     };
     if let Some(user) = &args.mqtt_username {
+        if user == crate::outputs::mqtt::wire::HALL_LOGIN {
+            anyhow::bail!(
+                "--mqtt-username {user:?}: reserved for the hall's broker login, which reads every board (systemd/mosquitto/touchmove.acl); a board logs in with its own"
+            );
+        }
         mqtt.username = user.clone();
     }
     if let Some(file) = &args.mqtt_password_file {

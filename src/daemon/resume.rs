@@ -2,7 +2,7 @@
 //! the game rebuilt from its events, the feed seeded with them (so stream
 //! ids `<game>-<seq>` hold across restarts), and what the scan loop needs
 //! to resume the session.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -18,7 +18,11 @@ use crate::session::{ClockReading, Downtime, Resumption};
 
 /// The journal, opened for writing, and its game in progress if resumed.
 pub struct Opened {
-    pub journal: Journal,
+    /// `None` when the storage refused to open it for writing (a full
+    /// disk): see `reopen`.
+    pub journal: Option<Journal>,
+    /// The file the journal writer opens once the storage lets it.
+    pub reopen: Option<PathBuf>,
     pub current: Option<GameId>,
     pub resume: Option<Resume>,
 }
@@ -35,16 +39,39 @@ pub fn open(
     // The last write (before this open touches the file): when the daemon
     // was last seen working.
     let last_write = last_write(path);
-    let journal = Journal::open(path).with_context(|| "the journal (--journal, [journal] path)")?;
-    let current = if resume {
-        journal.current_game()?
-    } else {
-        None
+    // A journal the storage will not open for writing (a full disk) does
+    // not keep the board from starting: its game is read back if it can
+    // be, and the writer holds the record until the journal opens.
+    let (reader, writable) = match Journal::open(path) {
+        Ok(journal) => (Some(journal), true),
+        Err(e) if e.is_storage_failure() => {
+            tracing::error!(
+                "journal {}: cannot open it for writing ({e}); the board starts anyway and holds its record in memory until the journal takes writes",
+                path.display()
+            );
+            match Journal::open_read_only(path).or_else(|_| Journal::open_immutable(path)) {
+                Ok(journal) => (Some(journal), false),
+                Err(e) => {
+                    tracing::error!(
+                        "journal {}: cannot read it either ({e}); a game in progress in it is not carried on",
+                        path.display()
+                    );
+                    (None, false)
+                }
+            }
+        }
+        Err(e) => return Err(e).context("the journal (--journal, [journal] path)"),
     };
-    let Some((id, meta)) = current else {
+    let reopen = (!writable).then(|| path.to_path_buf());
+    let current = match &reader {
+        Some(journal) if resume => journal.current_game()?,
+        _ => None,
+    };
+    let (Some(journal), Some((id, meta))) = (&reader, current) else {
         tracing::info!("journal {}: no game in progress", path.display());
         return Ok(Opened {
-            journal,
+            journal: reader.filter(|_| writable),
+            reopen,
             current: None,
             resume: None,
         });
@@ -89,7 +116,8 @@ pub fn open(
         game: restored.game,
     };
     Ok(Opened {
-        journal,
+        journal: reader.filter(|_| writable),
+        reopen,
         current: Some(id),
         resume: Some(Resume { meta, resumption }),
     })

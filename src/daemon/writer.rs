@@ -17,6 +17,7 @@
 //! began (a sensor fault at power-on) belong to no game: they are published
 //! without being journalled.
 use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -57,9 +58,12 @@ pub struct Writer {
 }
 
 /// Starts the writer. `current`: the journal's game in progress (resumed).
+/// `reopen`: a journal the storage would not open for writing: the writer
+/// holds the record and tries to open it with every retry.
 pub fn spawn(
     feed: Arc<Feed>,
     journal: Option<Journal>,
+    reopen: Option<PathBuf>,
     current: Option<GameId>,
 ) -> std::io::Result<Writer> {
     let (tx, rx) = mpsc::sync_channel::<Batch>(QUEUE);
@@ -68,6 +72,7 @@ pub fn spawn(
     let mut state = State {
         feed,
         journal,
+        reopen,
         current,
         held: VecDeque::new(),
         held_events: 0,
@@ -114,6 +119,8 @@ struct Unit {
 struct State {
     feed: Arc<Feed>,
     journal: Option<Journal>,
+    /// The journal to open once the storage lets it.
+    reopen: Option<PathBuf>,
     /// The journal's game the next unit without a `game_started` belongs to.
     current: Option<GameId>,
     /// Units not yet committed, oldest first.
@@ -150,7 +157,7 @@ impl State {
     /// Queues a unit behind the held ones, or leaves it out of the journal
     /// when the bound is reached (or the game already has a gap).
     fn hold(&mut self, unit: Unit) {
-        if self.journal.is_none() {
+        if self.journal.is_none() && self.reopen.is_none() {
             return;
         }
         if unit.begins.is_some() {
@@ -174,6 +181,22 @@ impl State {
 
     /// Commits the held units in order until one fails.
     fn flush(&mut self) {
+        if self.journal.is_none()
+            && let Some(path) = &self.reopen
+        {
+            match Journal::open(path) {
+                Ok(journal) => {
+                    tracing::info!("journal {}: open for writing", path.display());
+                    self.journal = Some(journal);
+                    self.reopen = None;
+                }
+                Err(e) => {
+                    self.fail(e.to_string(), None);
+                    self.report();
+                    return;
+                }
+            }
+        }
         while let Some(unit) = self.held.front_mut() {
             let Some(journal) = self.journal.as_mut() else {
                 break;

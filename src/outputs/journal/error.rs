@@ -84,6 +84,15 @@ pub enum JournalError {
 }
 
 impl JournalError {
+    /// The storage failed (a full disk, an unwritable file, I/O): not a
+    /// damaged or foreign file. Writing may work again later.
+    pub fn is_storage_failure(&self) -> bool {
+        matches!(
+            self,
+            JournalError::Sqlite { .. } | JournalError::ReadOnly { .. }
+        )
+    }
+
     /// Wraps an SQLite error, telling damage and foreign files apart from
     /// other failures.
     pub(crate) fn sqlite(path: &std::path::Path, doing: &'static str, e: rusqlite::Error) -> Self {

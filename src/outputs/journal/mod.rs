@@ -356,6 +356,38 @@ impl Journal {
         Journal::open_existing(path.as_ref(), schema::Mode::ToCheck)
     }
 
+    /// Opens an existing journal that nobody writes, for reading, without
+    /// creating anything beside it (SQLite's `immutable`): what a full disk
+    /// still allows, for a journal closed cleanly (no write-ahead log).
+    pub fn open_immutable(path: impl AsRef<Path>) -> Result<Journal> {
+        let path = path.as_ref();
+        if !path.exists() {
+            return Err(JournalError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        let mut uri = String::from("file:");
+        for c in path.to_string_lossy().chars() {
+            match c {
+                '%' | '?' | '#' | ' ' => uri.push_str(&format!("%{:02X}", c as u32)),
+                c => uri.push(c),
+            }
+        }
+        uri.push_str("?immutable=1");
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn = Connection::open_with_flags(&uri, flags)
+            .map_err(|e| JournalError::sqlite(path, "opening the file", e))?;
+        schema::prepare(&mut conn, path, schema::Mode::Read)?;
+        Ok(Journal {
+            conn,
+            path: path.to_path_buf(),
+            read_only: true,
+            next_seq: HashMap::new(),
+        })
+    }
+
     fn open_existing(path: &Path, mode: schema::Mode) -> Result<Journal> {
         if !path.exists() {
             return Err(JournalError::Missing {
