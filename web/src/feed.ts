@@ -18,6 +18,7 @@ export class Feed {
   private syncAgain = false;
   private buffer: Arrival[] = [];
   private retryTimer: number | undefined;
+  private restartTimer: number | undefined;
 
   constructor(
     private readonly base: URL,
@@ -27,11 +28,20 @@ export class Feed {
   ) {}
 
   start(): void {
-    this.status('connecting');
+    if (!this.source) this.status('connecting');
     const es = new EventSource(new URL('events', this.base));
     this.source = es;
     es.addEventListener('open', () => void this.resync());
-    es.addEventListener('error', () => this.status(es.readyState === EventSource.CLOSED ? 'offline' : 'connecting'));
+    es.addEventListener('error', () => {
+      if (this.source !== es) return;
+      if (es.readyState === EventSource.CLOSED) {
+        // Refused (an HTTP error, a full server): the browser gives up, the page does not.
+        this.status('offline');
+        es.close();
+        window.clearTimeout(this.restartTimer);
+        this.restartTimer = window.setTimeout(() => this.start(), 2000);
+      } else this.status('connecting');
+    });
     const onMessage = (m: MessageEvent) => this.receive(m.data);
     // Unnamed messages are the contract; named ones (`event: move`) are read as well.
     es.addEventListener('message', onMessage);
@@ -83,7 +93,8 @@ export class Feed {
       if (!res.ok) throw new Error(`GET /state: HTTP ${res.status}`);
       const snap = (await res.json()) as StateSnapshot;
       this.model.applySnapshot(snap, performance.now());
-      this.status('live');
+      // Live only with the stream open: a snapshot alone does not keep the clocks true.
+      this.status(this.source?.readyState === EventSource.OPEN ? 'live' : 'connecting');
     } catch (err) {
       console.warn('touchmove: cannot read the state', err);
       this.syncing = false;
@@ -114,6 +125,8 @@ export class Feed {
 
   stop(): void {
     this.source?.close();
+    this.source = null;
     window.clearTimeout(this.retryTimer);
+    window.clearTimeout(this.restartTimer);
   }
 }
