@@ -51,10 +51,10 @@ function tag(v: unknown): string {
   return s === '?' || s === '-' || s === '0' ? '' : s;
 }
 
-/** The move number and side to move after `plies` plies: "3." (White to move), "3…" (Black). */
+/** The move under way after `plies` plies: "3 (White)", "2 (Black)". */
 export function moveLabel(plies: number): string {
   const n = Math.floor(plies / 2) + 1;
-  return plies % 2 === 0 ? `${n}.` : `${n}…`;
+  return `${n} (${plies % 2 === 0 ? 'White' : 'Black'})`;
 }
 
 /** What the page should do with an event. */

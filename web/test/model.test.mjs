@@ -236,8 +236,8 @@ test('a resync keeps what the page saw of each history row: wall clock and move 
   const warn = ev('illegal_move', 20, { side: 'black', completed: false, from: 'd7', to: 'd4', count: 0 });
   m.apply(warn, 20, 2000);
   assert.equal(m.history.at(-1).ply, 1);
-  assert.equal(M.moveLabel(1), '1…');
-  assert.equal(M.moveLabel(4), '3.');
+  assert.equal(M.moveLabel(1), '1 (Black)');
+  assert.equal(M.moveLabel(4), '3 (White)');
   m.applySnapshot(snap({ fen: FEN1, seq: m.seq, moves: [{ ply: 1, san: 'e4', uci: 'e2e4', side: 'white' }],
     history: [{ type: 'game_started', t_ms: 0, seq: 0, fen: FEN0 }, warn] }), 30);
   assert.deepEqual(m.history.map(h => [h.event.type, h.wall, h.ply]), [['game_started', null, 0], ['illegal_move', 2000, 1]]);
