@@ -4,7 +4,9 @@
 //! clocks run, neither page overflows or clips a clock from 320 to 2560 px,
 //! the board is square on a phone, axe-core finds no serious or critical
 //! violation (light and dark), the arbiter's history names its columns and
-//! gives the move (web/test/display.test.mjs, driven by tests/browser.sh;
+//! gives the move, and when the daemon is stopped the display says the
+//! connection is lost and stops its clocks, then resyncs when it is started
+//! again (web/test/display.test.mjs, driven by tests/browser.sh;
 //! `.ci/run` installs Chromium and the npm packages).
 use std::process::Command;
 
@@ -29,7 +31,7 @@ fn the_display_shows_the_game_in_chromium() {
         "browser test failed:\n{stdout}\n{stderr}"
     );
     assert!(stdout.contains("# fail 0"), "{stdout}");
-    assert!(stdout.contains("# pass 8"), "{stdout}");
+    assert!(stdout.contains("# pass 9"), "{stdout}");
 }
 
 /// The page's game model (web/test/model.test.mjs) and the committed build:

@@ -7,6 +7,10 @@
 //   TOUCHMOVE_WAIT_MS    how long to wait for the daemon's game to show a move,
 //                        a displaced square and a running clock (default 20000)
 //   CHROMIUM             browser binary (default /usr/bin/chromium)
+//   TOUCHMOVE_DAEMON_PID, TOUCHMOVE_DAEMON_CMD
+//                        with TOUCHMOVE_URL: the daemon's process and its
+//                        command line (space-separated), for the last test,
+//                        which stops the daemon and starts it again
 //
 // Against any daemon: the board drawn by chessground equals /state's position
 // (less the pieces missing from displaced squares, drawn as ghosts), the last
@@ -28,6 +32,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -55,6 +60,8 @@ let context;
 let userDataDir;
 let display;
 let arbiter;
+/** A daemon the last test started again (real daemon only). */
+let restarted = null;
 
 const fetchState = async () => {
   const res = await fetch(new URL('state', base), { cache: 'no-store' });
@@ -189,6 +196,11 @@ before(async () => {
 });
 
 after(async () => {
+  if (restarted && restarted.exitCode === null) {
+    const gone = new Promise(resolve => restarted.once('exit', resolve));
+    restarted.kill('SIGTERM');
+    await gone;
+  }
   await context?.close();
   await fake?.close();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
@@ -584,3 +596,52 @@ test('the arbiter page lists the alert history with times', async () => {
   assert.ok(hist.y + 40 < 480 && row.y + row.height <= 480, `the history starts on the first screen at 800x480 (${hist.y}, row ${row.y})`);
   await shot(arbiter, 'arbiter-800x480');
 });
+
+const CAN_RESTART = USE_FAKE || (process.env.TOUCHMOVE_DAEMON_PID && process.env.TOUCHMOVE_DAEMON_CMD);
+
+test(
+  'the daemon goes away: the overlay covers the display, its clocks stand; it starts again: the page resyncs',
+  { skip: !CAN_RESTART && 'TOUCHMOVE_DAEMON_PID and TOUCHMOVE_DAEMON_CMD not given' },
+  async () => {
+    await display.setViewportSize({ width: 800, height: 480 });
+    const overlay = display.locator('[data-testid="connection-lost"]');
+    await display.waitForSelector('[data-testid="connection"][data-status="live"]', { timeout: WAIT });
+    const port = base.port;
+    if (USE_FAKE) await fake.close();
+    else {
+      const pid = Number(process.env.TOUCHMOVE_DAEMON_PID);
+      process.kill(pid, 'SIGTERM');
+      // Gone when it no longer answers (it stays a zombie until its shell reaps it).
+      let answering = true;
+      for (const deadline = Date.now() + 20_000; answering && Date.now() < deadline; ) {
+        answering = await fetch(new URL('health', base)).then(
+          () => true,
+          () => false,
+        );
+        if (answering) await new Promise(r => setTimeout(r, 100));
+      }
+      assert.ok(!answering, 'the daemon stopped');
+    }
+    await overlay.waitFor({ state: 'visible', timeout: WAIT });
+    assert.match(await overlay.innerText(), /Connection lost — clocks stopped/);
+    const texts = () => display.$$eval('.tm-clock-time', els => els.map(e => e.textContent));
+    const a = await texts();
+    await display.waitForTimeout(2000);
+    assert.deepEqual(await texts(), a, 'the clocks stand while the daemon is gone');
+    assert.equal(await display.locator('.tm-clock.running').count(), 0, 'no clock shown running');
+    await shot(display, 'display-800x480-daemon-gone');
+
+    if (USE_FAKE) {
+      const mod = await import('./fake-server.mjs');
+      fake = await mod.startFakeServer({ port: Number(port) });
+    } else {
+      const [bin, ...args] = process.env.TOUCHMOVE_DAEMON_CMD.split(/\s+/).filter(Boolean);
+      restarted = spawn(bin, args, { stdio: 'ignore' });
+    }
+    await overlay.waitFor({ state: 'hidden', timeout: WAIT });
+    await display.waitForSelector('[data-testid="connection"][data-status="live"]', { timeout: WAIT });
+    // The page holds what the daemon now serves (a new game: the demo starts again).
+    await display.waitForFunction(() => window.__touchmove.moves().length >= 1, null, { timeout: WAIT });
+    await boardMatchesState(display);
+  },
+);
