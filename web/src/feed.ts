@@ -6,6 +6,17 @@ import { KNOWN_TYPES, type AnyEvent, type StateSnapshot } from './types';
 
 export type Status = 'connecting' | 'live' | 'offline';
 
+/**
+ * A stream can stay open with nobody behind it (a hung daemon, a network that
+ * went away without closing the connection): `GET /health` is asked every
+ * HEALTH_EVERY ms (HEALTH_AGAIN ms after a miss), and two unanswered in a row
+ * (HEALTH_TIMEOUT each) count as the feed lost: at most 14 s. Two answered
+ * while the stream does not open start it again.
+ */
+const HEALTH_EVERY = 5000;
+const HEALTH_AGAIN = 1000;
+const HEALTH_TIMEOUT = 4000;
+
 interface Arrival {
   ev: AnyEvent;
   now: number;
@@ -19,6 +30,9 @@ export class Feed {
   private buffer: Arrival[] = [];
   private retryTimer: number | undefined;
   private restartTimer: number | undefined;
+  private watchTimer: number | undefined;
+  private misses = 0;
+  private unopened = 0;
 
   constructor(
     private readonly base: URL,
@@ -29,6 +43,7 @@ export class Feed {
 
   start(): void {
     if (!this.source) this.status('connecting');
+    if (this.watchTimer === undefined) this.watch();
     const es = new EventSource(new URL('events', this.base));
     this.source = es;
     es.addEventListener('open', () => void this.resync());
@@ -46,6 +61,42 @@ export class Feed {
     // Unnamed messages are the contract; named ones (`event: move`) are read as well.
     es.addEventListener('message', onMessage);
     for (const t of KNOWN_TYPES) es.addEventListener(t, onMessage as EventListener);
+  }
+
+  /** Drop the stream and open a new one. */
+  private restart(): void {
+    this.source?.close();
+    this.source = null;
+    window.clearTimeout(this.restartTimer);
+    this.start();
+  }
+
+  private watch(delay = HEALTH_EVERY): void {
+    this.watchTimer = window.setTimeout(async () => {
+      const answered = await fetch(new URL('health', this.base), {
+        cache: 'no-store',
+        signal: AbortSignal.timeout(HEALTH_TIMEOUT),
+      }).then(
+        () => true,
+        () => false,
+      );
+      if (this.source?.readyState === EventSource.OPEN) {
+        this.unopened = 0;
+        this.misses = answered ? 0 : this.misses + 1;
+        if (this.misses >= 2) {
+          this.misses = 0;
+          this.restart();
+        }
+      } else if (this.source) {
+        this.misses = 0;
+        this.unopened = answered ? this.unopened + 1 : 0;
+        if (this.unopened >= 2) {
+          this.unopened = 0;
+          this.restart();
+        }
+      }
+      this.watch(answered ? HEALTH_EVERY : HEALTH_AGAIN);
+    }, delay);
   }
 
   private receive(data: unknown): void {
@@ -128,5 +179,7 @@ export class Feed {
     this.source = null;
     window.clearTimeout(this.retryTimer);
     window.clearTimeout(this.restartTimer);
+    window.clearTimeout(this.watchTimer);
+    this.watchTimer = undefined;
   }
 }

@@ -551,6 +551,31 @@ test('connection lost: a full overlay, the clocks stopped; it clears when the fe
   assert.notDeepEqual(await texts(), b, 'the running clock counts again');
 });
 
+test('a hung server (stream open, nothing answered) is found out: overlay and clocks stopped, then resynced', { skip: !USE_FAKE && 'drives the fake server' }, async () => {
+  await display.waitForSelector('.tm-clock.running', { timeout: WAIT });
+  const overlay = display.locator('[data-testid="connection-lost"]');
+  await fetch(new URL('__hang', base), { method: 'POST' });
+  try {
+    const t0 = Date.now();
+    await overlay.waitFor({ state: 'visible', timeout: 30_000 });
+    const took = Date.now() - t0;
+    // Two unanswered health checks: 14 s at most, and timers run late on a loaded machine.
+    assert.ok(took < 20_000, `found out within two unanswered health checks (${took} ms)`);
+    const texts = () => display.$$eval('.tm-clock-time', els => els.map(e => e.textContent));
+    const a = await texts();
+    await display.waitForTimeout(2000);
+    assert.deepEqual(await texts(), a, 'the clocks stand');
+  } finally {
+    await fetch(new URL('__online', base), { method: 'POST' });
+  }
+  await overlay.waitFor({ state: 'hidden', timeout: WAIT });
+  await display.waitForSelector('[data-testid="connection"][data-status="live"]', { timeout: WAIT });
+  const texts = () => display.$$eval('.tm-clock-time', els => els.map(e => e.textContent));
+  const b = await texts();
+  await display.waitForTimeout(1200);
+  assert.notDeepEqual(await texts(), b, 'the running clock counts again');
+});
+
 test('game over: banner shown and clocks stopped', { skip: !USE_FAKE && 'drives the fake server' }, async () => {
   await fetch(new URL('__finish', base), { method: 'POST' });
   const banner = display.locator('[data-testid="game-over"]');

@@ -11,7 +11,9 @@
 //   POST /__drop    closes every event stream, then plays: restored, 2... Nc6
 //   POST /__offline closes every event stream and stops answering /events and
 //                   /state (the sockets are cut) until
-//   POST /__online  answers again
+//   POST /__hang    keeps the streams open but sends nothing and answers no
+//                   request (a hung daemon, a half-open connection) until
+//   POST /__online  answers again (cutting what it held)
 //   POST /__finish  plays game_over (1/2-1/2, agreement) and stops the clocks
 
 import { createReadStream } from 'node:fs';
@@ -135,11 +137,13 @@ export async function startFakeServer({ port = 0, host = '127.0.0.1' } = {}) {
   // Remaining time as of the last clock event, and who is running.
   let clk = { white_ms: BASE_MS, black_ms: BASE_MS, running: 'white', t_ms: 0 };
 
+  let hung = false;
+  const held = new Set();
   const emit = (type, fields = {}, t_ms = now()) => {
     const ev = { type, t_ms, seq: events.length, ...fields };
     events.push(ev);
     const msg = `id: ${ev.seq}\ndata: ${JSON.stringify(ev)}\n\n`;
-    for (const res of streams) res.write(msg);
+    if (!hung) for (const res of streams) res.write(msg);
     return ev;
   };
   const press = (t_ms = now()) => {
@@ -230,6 +234,8 @@ export async function startFakeServer({ port = 0, host = '127.0.0.1' } = {}) {
     const url = new URL(req.url, 'http://x');
     if (offline && req.method === 'GET' && (url.pathname === '/events' || url.pathname === '/state')) {
       req.socket.destroy();
+    } else if (hung && !url.pathname.startsWith('/__')) {
+      held.add(req.socket);
     } else if (req.method === 'GET' && url.pathname === '/events') {
       res.writeHead(200, {
         'content-type': 'text/event-stream',
@@ -255,8 +261,14 @@ export async function startFakeServer({ port = 0, host = '127.0.0.1' } = {}) {
       for (const r of streams) r.destroy();
       streams.clear();
       res.end('offline\n');
+    } else if (req.method === 'POST' && url.pathname === '/__hang') {
+      hung = true;
+      res.end('hung\n');
     } else if (req.method === 'POST' && url.pathname === '/__online') {
       offline = false;
+      hung = false;
+      for (const sock of held) sock.destroy();
+      held.clear();
       res.end('online\n');
     } else if (req.method === 'POST' && url.pathname === '/__finish') {
       finish();
