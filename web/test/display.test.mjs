@@ -389,6 +389,43 @@ function contrast(a, b) {
   return (x + 0.05) / (y + 0.05);
 }
 
+test("without ?theme the page follows the browser's colour scheme, contrast and reduced-motion settings", async () => {
+  const page = await context.newPage();
+  try {
+    const look = () =>
+      page.evaluate(() => ({
+        bg: getComputedStyle(document.body).backgroundColor,
+        motion: document.documentElement.dataset.motion ?? '',
+        transition: getComputedStyle(document.querySelector('.tm-clock')).transitionDuration,
+      }));
+    await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'no-preference', contrast: 'no-preference' });
+    await page.goto(base.href);
+    await page.waitForFunction(() => window.__touchmove?.ready(), null, { timeout: WAIT });
+    const dark = await look();
+    assert.equal(dark.bg, 'rgb(22, 21, 18)', 'dark');
+    assert.equal(dark.motion, '');
+    assert.notEqual(dark.transition, '0s', 'transitions on');
+    await page.emulateMedia({ colorScheme: 'light' });
+    assert.equal((await look()).bg, 'rgb(243, 241, 236)', 'light under prefers-color-scheme: light');
+    await page.emulateMedia({ contrast: 'more' });
+    assert.equal((await look()).bg, 'rgb(0, 0, 0)', 'black under prefers-contrast: more');
+    await page.emulateMedia({ contrast: 'no-preference', colorScheme: 'light', reducedMotion: 'reduce' });
+    await page.reload();
+    await page.waitForFunction(() => window.__touchmove?.ready(), null, { timeout: WAIT });
+    const still = await look();
+    assert.equal(still.motion, 'reduce', 'the page read prefers-reduced-motion (chessground animates no piece)');
+    assert.equal(still.transition, '0s', 'no transitions');
+    await page.goto(new URL('?theme=dark', base).href);
+    await page.waitForFunction(() => window.__touchmove?.ready(), null, { timeout: WAIT });
+    assert.equal((await look()).bg, 'rgb(22, 21, 18)', '?theme=dark over the browser\'s light');
+    await page.goto(new URL('?theme=contrast', base).href);
+    await page.waitForFunction(() => window.__touchmove?.ready(), null, { timeout: WAIT });
+    assert.deepEqual(await axeViolations(page), [], 'high-contrast theme');
+  } finally {
+    await page.close();
+  }
+});
+
 const WIDTHS = [
   [320, 568],
   [390, 844],
