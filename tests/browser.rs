@@ -4,11 +4,11 @@
 //! clocks run, neither page overflows or clips a clock from 320 to 2560 px,
 //! the board is square on a phone, axe-core finds no serious or critical
 //! violation (light, dark, high contrast), the theme follows the browser's
-//! colour scheme, contrast and reduced-motion settings, the arbiter's history names its columns and
-//! gives the move, and when the daemon is stopped the display says the
-//! connection is lost and stops its clocks, then resyncs when it is started
-//! again (web/test/display.test.mjs, driven by tests/browser.sh;
-//! `.ci/run` installs Chromium and the npm packages).
+//! colour scheme, contrast and reduced-motion settings, the arbiter's history
+//! names its columns and gives the move, and when the daemon is stopped the
+//! display says the connection is lost and stops its clocks, then resyncs
+//! when it is started again (web/test/display.test.mjs, driven by
+//! tests/browser.sh; `.ci/run` installs Chromium and the npm packages).
 use std::process::Command;
 
 #[test]
