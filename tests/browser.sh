@@ -17,7 +17,7 @@ fi
 CMD="$BIN run --demo --speed 1 --bind 127.0.0.1:$PORT"
 $CMD &
 DAEMON=$!
-trap 'kill "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null || true' EXIT INT TERM
+trap 'kill "$DAEMON" 2>/dev/null || true; wait "$DAEMON" 2>/dev/null || true' EXIT INT TERM
 i=0
 until curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; do
     i=$((i + 1))
