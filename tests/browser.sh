@@ -3,7 +3,8 @@
 # (the corpus game, with a knocked piece for the `displaced` alert) at real
 # speed (the page runs the clocks in wall time) on a free port, waits for
 # /health, then runs web/test/display.test.mjs (playwright-core driving
-# /usr/bin/chromium) against it with a 60 s wait per step.
+# /usr/bin/chromium) against it with a 60 s wait per step. Its last test
+# stops the daemon (the connection-lost overlay) and starts it again.
 #   tests/browser.sh [PORT]      (default 18080; needs node, npm, chromium)
 set -eu
 cd "$(dirname "$0")/.."
@@ -11,11 +12,12 @@ PORT="${1:-18080}"
 BIN="${TOUCHMOVE_BIN:-}"
 if [ -z "$BIN" ]; then
     cargo build --quiet
-    BIN=./target/debug/touchmove
+    BIN="$(pwd)/target/debug/touchmove"
 fi
-"$BIN" run --demo --speed 1 --bind "127.0.0.1:$PORT" &
+CMD="$BIN run --demo --speed 1 --bind 127.0.0.1:$PORT"
+$CMD &
 DAEMON=$!
-trap 'kill "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null || true' EXIT INT TERM
+trap 'kill "$DAEMON" 2>/dev/null || true; wait "$DAEMON" 2>/dev/null || true' EXIT INT TERM
 i=0
 until curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; do
     i=$((i + 1))
@@ -23,5 +25,7 @@ until curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; do
     sleep 0.1
 done
 cd web
-[ -d node_modules/playwright-core ] || npm ci
+[ -d node_modules/playwright-core ] && [ -d node_modules/axe-core ] || npm ci
+# The last test stops the daemon and starts it again (it ends the one it starts).
+TOUCHMOVE_DAEMON_PID="$DAEMON" TOUCHMOVE_DAEMON_CMD="$CMD" \
 TOUCHMOVE_WAIT_MS="${TOUCHMOVE_WAIT_MS:-60000}" TOUCHMOVE_URL="http://127.0.0.1:$PORT/" node --test test/display.test.mjs

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::Millis;
 use crate::events::{Event, EventKind, Side};
+use crate::game::pgn::Tags;
 
 /// One move of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -81,6 +82,37 @@ pub struct Snapshot<'a> {
     pub history: &'a [Event],
     /// Extension: the daemon's number of this game (the `<game>` of SSE ids).
     pub game: u64,
+    /// Extension, from the PGN tags (`WhiteTitle`, `WhiteElo`, `BlackTitle`,
+    /// `BlackElo`, `Event`, `Round`, `Board`) when they carry a value:
+    /// left out when unknown (absent, empty, `?` or `-`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub white_title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub white_elo: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub black_title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub black_elo: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub board: Option<&'a str>,
+}
+
+/// A tag value worth showing: not empty, `?` or `-` (PGN's "unknown").
+fn known(value: &str) -> Option<&str> {
+    let v = value.trim();
+    (!v.is_empty() && v != "?" && v != "-").then_some(v)
+}
+
+/// A further tag of the game (`WhiteElo`), when it has a value.
+fn extra_tag<'a>(tags: &'a Tags, name: &str) -> Option<&'a str> {
+    tags.extra
+        .iter()
+        .find(|(k, _)| k == name)
+        .and_then(|(_, v)| known(v))
 }
 
 impl GameState {
@@ -258,6 +290,33 @@ impl GameState {
             now_ms,
             history: &self.history,
             game,
+            white_title: None,
+            white_elo: None,
+            black_title: None,
+            black_elo: None,
+            event: None,
+            round: None,
+            board: None,
+        }
+    }
+
+    /// The snapshot with the players' names and what the PGN tags say of
+    /// them and of the game: title, rating, event, round, board.
+    pub fn snapshot_tagged<'a>(
+        &'a self,
+        game: u64,
+        now_ms: Millis,
+        tags: &'a Tags,
+    ) -> Snapshot<'a> {
+        Snapshot {
+            white_title: extra_tag(tags, "WhiteTitle"),
+            white_elo: extra_tag(tags, "WhiteElo"),
+            black_title: extra_tag(tags, "BlackTitle"),
+            black_elo: extra_tag(tags, "BlackElo"),
+            event: known(&tags.event),
+            round: known(&tags.round),
+            board: extra_tag(tags, "Board"),
+            ..self.snapshot(game, now_ms, &tags.white, &tags.black)
         }
     }
 }
@@ -401,6 +460,42 @@ mod tests {
         assert_eq!(json["moves"][2]["san"], "Nf3");
         assert_eq!(json["profile"], "fide-standard");
         assert_eq!(json["clock"]["running"], "white");
+    }
+
+    #[test]
+    fn the_tags_give_title_rating_event_round_and_board_when_known() {
+        let s = GameState::new(START.into());
+        let plain = serde_json::to_value(s.snapshot(0, 0, "A", "B")).unwrap();
+        for field in ["white_title", "white_elo", "event", "round", "board"] {
+            assert!(plain.get(field).is_none(), "{field} left out");
+        }
+        let mut tags = Tags {
+            white: "Carlsen, Magnus".into(),
+            black: "Ju, Wenjun".into(),
+            event: "Norway Chess".into(),
+            round: "3".into(),
+            ..Tags::default()
+        };
+        tags.extra = vec![
+            ("WhiteTitle".into(), "GM".into()),
+            ("WhiteElo".into(), "2830".into()),
+            ("BlackTitle".into(), "GM".into()),
+            ("BlackElo".into(), "-".into()),
+            ("Board".into(), "12".into()),
+        ];
+        let json = serde_json::to_value(s.snapshot_tagged(1, 0, &tags)).unwrap();
+        assert_eq!(json["white"], "Carlsen, Magnus");
+        assert_eq!(json["white_title"], "GM");
+        assert_eq!(json["white_elo"], "2830");
+        assert_eq!(json["black_title"], "GM");
+        assert!(json.get("black_elo").is_none(), "\"-\" is unknown");
+        assert_eq!(json["event"], "Norway Chess");
+        assert_eq!(json["round"], "3");
+        assert_eq!(json["board"], "12");
+        assert_eq!(json["game"], 1);
+        let unknown = Tags::default();
+        let json = serde_json::to_value(s.snapshot_tagged(1, 0, &unknown)).unwrap();
+        assert!(json.get("event").is_none() && json.get("round").is_none());
     }
 
     #[test]

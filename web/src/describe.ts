@@ -66,41 +66,62 @@ export function expectedOn(squares: string[], expectedFen: string): Map<string, 
   return new Map(squares.map(sq => [sq, pieces.get(sq) ?? '']));
 }
 
-/** A headline and a detail line for an alert-like event. */
+/** "none yet", "1 so far", "2 so far": illegal moves a side has completed. */
+function completedSoFar(count: number): string {
+  return count === 0 ? 'none completed yet' : `${count} completed so far`;
+}
+
+/** "the piece on b8 had to be moved" for the sub-rules of Article 4.3 and 4.4. */
+function touchDuty(article: string, square: string): string {
+  if (article.startsWith('4.3b') || article.startsWith('4.3.2')) return `the opponent's piece on ${square} had to be captured`;
+  if (article.startsWith('4.3c') || article.startsWith('4.3.3')) return `the pieces touched (${square}) had to be moved or captured`;
+  return `the piece on ${square} had to be moved`;
+}
+
+/** What the arbiter reads about a displaced board: each square, what belongs there. */
+function displacedSquares(squares: string[], expectedFen: string): string {
+  const exp = expectedOn(squares, expectedFen);
+  return squares
+    .map(sq => {
+      const p = exp.get(sq);
+      return p ? `${sq}: the ${pieceName(p)} ${figurine(p)} is missing` : `${sq} should be empty`;
+    })
+    .join(' · ');
+}
+
+/**
+ * A headline and a detail line for an alert-like event, for the arbiter:
+ * what happened, to whom, on which squares, under which Article (FIDE Laws).
+ */
 export function describe(ev: AnyEvent): { title: string; detail: string; level: 'warn' | 'error' | 'info' } {
   const e = ev as unknown as KnownEvent;
   switch (e.type) {
     case 'illegal_move': {
-      const path = e.from || e.to ? `${e.from ?? '?'}→${e.to ?? '?'}` : 'unknown squares';
+      const path = e.from || e.to ? `${e.from ?? '?'}→${e.to ?? '?'}` : 'squares unknown';
       return e.completed
         ? {
             title: `Illegal move completed by ${sideName(e.side)}`,
-            detail: `${path} · ${ordinal(e.count)} illegal move (Art. ${e.article ?? '7.4'})`,
+            detail: `${path} · ${ordinal(e.count)} illegal move by ${sideName(e.side)} · Article ${e.article ?? '7.4'}: the position before it is reinstated`,
             level: 'error',
           }
         : {
-            title: `Illegal move by ${sideName(e.side)}`,
-            detail: `${path} · not completed · completed so far: ${e.count}`,
+            title: `Illegal move by ${sideName(e.side)}, clock not pressed`,
+            detail: `${path} · illegal moves by ${sideName(e.side)}: ${completedSoFar(e.count)}`,
             level: 'warn',
           };
     }
     case 'touch_move':
       return {
         title: `Touch-move breach by ${sideName(e.side)}`,
-        detail: `Article ${e.article} · square ${e.square}`,
+        detail: `Article ${e.article}: ${touchDuty(e.article, e.square)}`,
         level: 'error',
       };
     case 'displaced': {
-      const exp = expectedOn(e.squares, e.expected_fen);
-      const parts = e.squares.map(sq => {
-        const p = exp.get(sq);
-        return p ? `${sq}: ${figurine(p)} ${pieceName(p)}` : `${sq}: empty`;
-      });
       const lines = e.candidates ?? [];
-      const explained = lines.length > 0 ? ` · or moves missed: ${lines.join(' | ')}` : '';
+      const explained = lines.length > 0 ? ` · or moves the sensors missed: ${lines.join(' | ')}` : '';
       return {
         title: 'Board differs from the game',
-        detail: `Put back: ${parts.join(', ')}${explained}`,
+        detail: `Article 7.3: the position is set up again · ${displacedSquares(e.squares, e.expected_fen)}${explained}`,
         level: 'warn',
       };
     }
@@ -150,5 +171,85 @@ export function describe(ev: AnyEvent): { title: string; detail: string; level: 
     }
     default:
       return { title: ev.type.replace(/_/g, ' '), detail: '', level: 'info' };
+  }
+}
+
+/** What the players' display shows for an alert: plain words, no Article, no blame. */
+export interface PlayerNotice {
+  title: string;
+  detail: string;
+  level: 'warn' | 'error' | 'info';
+  /** Goes on the board as a banner: the players must do something, or wait for the arbiter. */
+  banner: boolean;
+  /** Lower comes first. */
+  rank: number;
+}
+
+const list = (items: string[]): string =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+
+/**
+ * The players' words for an alert, or null for what only the arbiter needs.
+ * `fen` is the game position (it names the piece of an illegal try). What the
+ * arbiter rules on (a completed illegal move, a touch-move breach) reads
+ * "Arbiter called" here; the details are on the arbiter's page.
+ */
+export function forPlayers(ev: AnyEvent, fen: string): PlayerNotice | null {
+  const e = ev as unknown as KnownEvent;
+  switch (e.type) {
+    case 'displaced': {
+      const exp = expectedOn(e.squares, e.expected_fen);
+      const back = e.squares.filter(sq => exp.get(sq)).map(sq => `the ${pieceName(exp.get(sq)!)} back on ${sq}`);
+      const empty = e.squares.filter(sq => !exp.get(sq));
+      return {
+        title: back.length > 0 ? `Put ${list(back)}` : `Take the piece off ${list(empty)}`,
+        detail: back.length > 0 && empty.length > 0 ? `Nothing should stand on ${list(empty)}` : 'The board differs from the game',
+        level: 'warn',
+        banner: true,
+        rank: 0,
+      };
+    }
+    case 'illegal_move': {
+      if (e.completed)
+        return { title: 'Arbiter called', detail: 'Please wait for the arbiter', level: 'error', banner: true, rank: 1 };
+      const piece = e.from ? piecesOf(fen).get(e.from) : undefined;
+      return {
+        title: 'Not a legal move',
+        detail: e.from ? `Put the ${piece ? pieceName(piece) : 'piece'} back on ${e.from}` : 'Put the piece back',
+        level: 'warn',
+        banner: true,
+        rank: 2,
+      };
+    }
+    case 'touch_move':
+      return { title: 'Arbiter called', detail: 'Please wait for the arbiter', level: 'error', banner: true, rank: 1 };
+    case 'promotion_pending':
+      return {
+        title: `Promotion on ${e.square}`,
+        detail: `Put the new piece on ${e.square}`,
+        level: 'info',
+        banner: true,
+        rank: 3,
+      };
+    case 'sensor_fault':
+      return {
+        title: `Board sensor fault on ${e.square}`,
+        detail: 'Play on; the arbiter has been told',
+        level: 'info',
+        banner: false,
+        rank: 5,
+      };
+    case 'storage_failed':
+      return {
+        title: 'The game record is not being saved',
+        detail: 'Play on; the arbiter has been told',
+        level: 'info',
+        banner: false,
+        rank: 6,
+      };
+    default:
+      // A draw that can be claimed is the players' own business (Article 9.2):
+      // the arbiter's page shows it, the players' screen does not.
+      return null;
   }
 }

@@ -6,6 +6,17 @@ import { KNOWN_TYPES, type AnyEvent, type StateSnapshot } from './types';
 
 export type Status = 'connecting' | 'live' | 'offline';
 
+/**
+ * A stream can stay open with nobody behind it (a hung daemon, a network that
+ * went away without closing the connection): `GET /health` is asked every
+ * HEALTH_EVERY ms (HEALTH_AGAIN ms after a miss), and two unanswered in a row
+ * (HEALTH_TIMEOUT each) count as the feed lost: at most 14 s. Two answered
+ * while the stream does not open start it again.
+ */
+const HEALTH_EVERY = 5000;
+const HEALTH_AGAIN = 1000;
+const HEALTH_TIMEOUT = 4000;
+
 interface Arrival {
   ev: AnyEvent;
   now: number;
@@ -18,6 +29,10 @@ export class Feed {
   private syncAgain = false;
   private buffer: Arrival[] = [];
   private retryTimer: number | undefined;
+  private restartTimer: number | undefined;
+  private watchTimer: number | undefined;
+  private misses = 0;
+  private unopened = 0;
 
   constructor(
     private readonly base: URL,
@@ -27,15 +42,61 @@ export class Feed {
   ) {}
 
   start(): void {
-    this.status('connecting');
+    if (!this.source) this.status('connecting');
+    if (this.watchTimer === undefined) this.watch();
     const es = new EventSource(new URL('events', this.base));
     this.source = es;
     es.addEventListener('open', () => void this.resync());
-    es.addEventListener('error', () => this.status(es.readyState === EventSource.CLOSED ? 'offline' : 'connecting'));
+    es.addEventListener('error', () => {
+      if (this.source !== es) return;
+      if (es.readyState === EventSource.CLOSED) {
+        // Refused (an HTTP error, a full server): the browser gives up, the page does not.
+        this.status('offline');
+        es.close();
+        window.clearTimeout(this.restartTimer);
+        this.restartTimer = window.setTimeout(() => this.start(), 2000);
+      } else this.status('connecting');
+    });
     const onMessage = (m: MessageEvent) => this.receive(m.data);
     // Unnamed messages are the contract; named ones (`event: move`) are read as well.
     es.addEventListener('message', onMessage);
     for (const t of KNOWN_TYPES) es.addEventListener(t, onMessage as EventListener);
+  }
+
+  /** Drop the stream and open a new one. */
+  private restart(): void {
+    this.source?.close();
+    this.source = null;
+    window.clearTimeout(this.restartTimer);
+    this.start();
+  }
+
+  private watch(delay = HEALTH_EVERY): void {
+    this.watchTimer = window.setTimeout(async () => {
+      const answered = await fetch(new URL('health', this.base), {
+        cache: 'no-store',
+        signal: AbortSignal.timeout(HEALTH_TIMEOUT),
+      }).then(
+        () => true,
+        () => false,
+      );
+      if (this.source?.readyState === EventSource.OPEN) {
+        this.unopened = 0;
+        this.misses = answered ? 0 : this.misses + 1;
+        if (this.misses >= 2) {
+          this.misses = 0;
+          this.restart();
+        }
+      } else if (this.source) {
+        this.misses = 0;
+        this.unopened = answered ? this.unopened + 1 : 0;
+        if (this.unopened >= 2) {
+          this.unopened = 0;
+          this.restart();
+        }
+      }
+      this.watch(answered ? HEALTH_EVERY : HEALTH_AGAIN);
+    }, delay);
   }
 
   private receive(data: unknown): void {
@@ -83,7 +144,8 @@ export class Feed {
       if (!res.ok) throw new Error(`GET /state: HTTP ${res.status}`);
       const snap = (await res.json()) as StateSnapshot;
       this.model.applySnapshot(snap, performance.now());
-      this.status('live');
+      // Live only with the stream open: a snapshot alone does not keep the clocks true.
+      this.status(this.source?.readyState === EventSource.OPEN ? 'live' : 'connecting');
     } catch (err) {
       console.warn('touchmove: cannot read the state', err);
       this.syncing = false;
@@ -114,6 +176,10 @@ export class Feed {
 
   stop(): void {
     this.source?.close();
+    this.source = null;
     window.clearTimeout(this.retryTimer);
+    window.clearTimeout(this.restartTimer);
+    window.clearTimeout(this.watchTimer);
+    this.watchTimer = undefined;
   }
 }

@@ -21,10 +21,40 @@ export interface LiveAlert {
   plyAtArrival: number;
 }
 
-/** One line of the arbiter's history. `wall` is the browser's clock at arrival (null: from the snapshot). */
+/**
+ * One line of the arbiter's history. `wall` is the browser's clock at arrival
+ * (null: from the snapshot); `ply` the plies on record when it came (null: not known).
+ */
 export interface HistoryEntry {
   event: AnyEvent;
   wall: number | null;
+  ply: number | null;
+}
+
+/** A player as the tags give them: name, FIDE title and rating when known. */
+export interface Player {
+  name: string;
+  title: string;
+  elo: string;
+}
+
+/** Event, round and board, when the tags give them. */
+export interface GameInfo {
+  event: string;
+  round: string;
+  board: string;
+}
+
+/** A PGN tag value worth showing ("?" and "-" mean unknown). */
+function tag(v: unknown): string {
+  const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : '';
+  return s === '?' || s === '-' || s === '0' ? '' : s;
+}
+
+/** The move under way after `plies` plies: "3 (White)", "2 (Black)". */
+export function moveLabel(plies: number): string {
+  const n = Math.floor(plies / 2) + 1;
+  return `${n} (${plies % 2 === 0 ? 'White' : 'Black'})`;
 }
 
 /** What the page should do with an event. */
@@ -40,6 +70,11 @@ export class Model {
   profile = '';
   white = 'White';
   black = 'Black';
+  players: Record<Side, Player> = {
+    white: { name: 'White', title: '', elo: '' },
+    black: { name: 'Black', title: '', elo: '' },
+  };
+  info: GameInfo = { event: '', round: '', board: '' };
   /** Last applied seq; -1 before anything. */
   seq = -1;
   /** Squares whose piece is in the air. */
@@ -61,12 +96,24 @@ export class Model {
     this.profile = s.profile ?? '';
     this.white = s.white || 'White';
     this.black = s.black || 'Black';
+    this.players = {
+      white: { name: this.white, title: tag(s.white_title), elo: tag(s.white_elo) },
+      black: { name: this.black, title: tag(s.black_title), elo: tag(s.black_elo) },
+    };
+    this.info = { event: tag(s.event), round: tag(s.round), board: tag(s.board) };
     this.seq = s.seq;
     this.lifted.clear();
     this.alerts = (s.alerts ?? []).map(event => ({ event, plyAtArrival: this.plies() }));
     if (s.seq < prevSeq) this.history = []; // a new game since the last look
-    if (s.history) this.history = s.history.map(event => ({ event, wall: null }));
-    else if (this.history.length === 0) this.history = this.alerts.map(a => ({ event: a.event, wall: null }));
+    // What this page saw arrive (wall clock, move number) outlives a resync.
+    const seen = new Map(this.history.map(h => [`${h.event.seq}:${h.event.type}`, h]));
+    if (s.history)
+      this.history = s.history.map(event => {
+        const h = seen.get(`${event.seq}:${event.type}`);
+        return { event, wall: h?.wall ?? null, ply: h?.ply ?? knownPly(event) };
+      });
+    else if (this.history.length === 0)
+      this.history = this.alerts.map(a => ({ event: a.event, wall: null, ply: knownPly(a.event) }));
     // Game time "now": as the daemon says, else the clock's own stamp.
     const gameNow = s.now_ms ?? s.clock?.t_ms;
     this.offset = gameNow === undefined ? null : now - gameNow;
@@ -85,7 +132,7 @@ export class Model {
     if (ev.type === 'game_started') this.offset = null;
     const seen = now - ev.t_ms;
     if (this.offset === null || seen < this.offset) this.offset = seen;
-    if (HISTORY_TYPES.has(ev.type)) this.history.push({ event: ev, wall });
+    if (HISTORY_TYPES.has(ev.type)) this.history.push({ event: ev, wall, ply: knownPly(ev) ?? this.plies() });
     const e = ev as unknown as KnownEvent;
     switch (e.type) {
       case 'game_started':
@@ -96,7 +143,7 @@ export class Model {
         this.alerts = this.alerts.filter(a => a.event.type === 'storage_failed');
         this.result = null;
         this.lifted.clear();
-        this.history = [{ event: ev, wall }];
+        this.history = [{ event: ev, wall, ply: 0 }];
         break;
       case 'piece_lifted':
         this.lifted.add(e.square);
@@ -233,6 +280,13 @@ export class Model {
   private dropAlerts(drop: (a: LiveAlert) => boolean, keep: string[] = []): void {
     this.alerts = this.alerts.filter(a => keep.includes(a.event.type) || !drop(a));
   }
+}
+
+/** The plies on record at an event, when the event itself tells. */
+function knownPly(ev: AnyEvent): number | null {
+  if (ev.type === 'game_started') return 0;
+  if (ev.type === 'takeback' && typeof ev.ply === 'number') return ev.ply;
+  return null;
 }
 
 /** Pieces of a FEN's board field, by square name. */

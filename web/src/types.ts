@@ -213,4 +213,12 @@ export interface StateSnapshot {
   black?: string;
   now_ms?: number;
   history?: AnyEvent[];
+  /** Optional, from the game's PGN tags when they carry them. */
+  white_title?: string;
+  white_elo?: number | string;
+  black_title?: string;
+  black_elo?: number | string;
+  event?: string;
+  round?: string;
+  board?: string;
 }

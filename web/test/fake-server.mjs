@@ -6,8 +6,14 @@
 // Script: a prelude already played when the server starts (1. e4 e5), then,
 // from the first /events connection: 2. Nf3, an illegal black try d7-d4 taken
 // back, a displaced pawn (h7 → h6) that stays, a touch-move breach on b8 and a
-// sensor fault on a4. Control endpoints for tests:
+// sensor fault on a4. A 90-minute game between two players with long names,
+// titles and ratings, round and board given. Control endpoints for tests:
 //   POST /__drop    closes every event stream, then plays: restored, 2... Nc6
+//   POST /__offline closes every event stream and stops answering /events and
+//                   /state (the sockets are cut) until
+//   POST /__hang    keeps the streams open but sends nothing and answers no
+//                   request (a hung daemon, a half-open connection) until
+//   POST /__online  answers again (cutting what it held)
 //   POST /__finish  plays game_over (1/2-1/2, agreement) and stops the clocks
 
 import { createReadStream } from 'node:fs';
@@ -32,11 +38,18 @@ export const SCRIPT = {
   displaced: { squares: ['h7', 'h6'], expected: { h7: 'p', h6: '' } },
   afterDrop: { ply: 4, san: 'Nc6', fen: FEN.Nc6 },
   result: { result: '1/2-1/2', reason: 'agreement' },
-  white: 'Anna Weiss',
-  black: 'Boris Schwarz',
+  white: 'Anna-Katharina Weissenberger-Eggleston',
+  black: 'Boris Schwarzkopf',
+  white_title: 'WGM',
+  white_elo: 2431,
+  black_title: 'IM',
+  black_elo: 2468,
+  event: 'Bundesliga Open 2026',
+  round: '7',
+  board: '12',
 };
 
-const BASE_MS = 300_000;
+const BASE_MS = 90 * 60_000;
 const ALERTS = new Set(['illegal_move', 'touch_move', 'displaced', 'promotion_pending', 'draw_claimable', 'sensor_fault']);
 const HISTORY = new Set([...ALERTS, 'restored', 'takeback', 'game_over', 'game_started']);
 
@@ -96,6 +109,13 @@ export function snapshot(events, nowMs) {
     seq: events.length ? events[events.length - 1].seq : -1,
     white: SCRIPT.white,
     black: SCRIPT.black,
+    white_title: SCRIPT.white_title,
+    white_elo: SCRIPT.white_elo,
+    black_title: SCRIPT.black_title,
+    black_elo: SCRIPT.black_elo,
+    event: SCRIPT.event,
+    round: SCRIPT.round,
+    board: SCRIPT.board,
     now_ms: nowMs,
     history: events.filter(e => HISTORY.has(e.type)),
   };
@@ -117,11 +137,13 @@ export async function startFakeServer({ port = 0, host = '127.0.0.1' } = {}) {
   // Remaining time as of the last clock event, and who is running.
   let clk = { white_ms: BASE_MS, black_ms: BASE_MS, running: 'white', t_ms: 0 };
 
+  let hung = false;
+  const held = new Set();
   const emit = (type, fields = {}, t_ms = now()) => {
     const ev = { type, t_ms, seq: events.length, ...fields };
     events.push(ev);
     const msg = `id: ${ev.seq}\ndata: ${JSON.stringify(ev)}\n\n`;
-    for (const res of streams) res.write(msg);
+    if (!hung) for (const res of streams) res.write(msg);
     return ev;
   };
   const press = (t_ms = now()) => {
@@ -207,9 +229,14 @@ export async function startFakeServer({ port = 0, host = '127.0.0.1' } = {}) {
     res.end('not found\n');
   };
 
+  let offline = false;
   const server = createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
-    if (req.method === 'GET' && url.pathname === '/events') {
+    if (offline && req.method === 'GET' && (url.pathname === '/events' || url.pathname === '/state')) {
+      req.socket.destroy();
+    } else if (hung && !url.pathname.startsWith('/__')) {
+      held.add(req.socket);
+    } else if (req.method === 'GET' && url.pathname === '/events') {
       res.writeHead(200, {
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache',
@@ -229,6 +256,20 @@ export async function startFakeServer({ port = 0, host = '127.0.0.1' } = {}) {
     } else if (req.method === 'POST' && url.pathname === '/__drop') {
       drop();
       res.end('dropped\n');
+    } else if (req.method === 'POST' && url.pathname === '/__offline') {
+      offline = true;
+      for (const r of streams) r.destroy();
+      streams.clear();
+      res.end('offline\n');
+    } else if (req.method === 'POST' && url.pathname === '/__hang') {
+      hung = true;
+      res.end('hung\n');
+    } else if (req.method === 'POST' && url.pathname === '/__online') {
+      offline = false;
+      hung = false;
+      for (const sock of held) sock.destroy();
+      held.clear();
+      res.end('online\n');
     } else if (req.method === 'POST' && url.pathname === '/__finish') {
       finish();
       res.end('finished\n');

@@ -179,11 +179,71 @@ test('arbiter rulings and missed-move candidates are described for the arbiter',
     type: 'displaced', t_ms: 0, seq: 3, squares: ['e7', 'e8'], expected_fen: '8/4P3/8/8/8/8/k7/4K3 w - - 0 1',
     candidates: ['e7e8q a2b2', 'e7e8r a2b2'],
   });
-  assert.match(displaced.detail, /or moves missed: e7e8q a2b2 \| e7e8r a2b2/);
+  assert.equal(
+    displaced.detail,
+    'Article 7.3: the position is set up again · e7: the white pawn ♙ is missing · e8 should be empty · or moves the sensors missed: e7e8q a2b2 | e7e8r a2b2',
+  );
   const illegal = D.describe({
     type: 'illegal_move', t_ms: 0, seq: 4, side: 'white', completed: true, from: 'e2', to: 'e5', count: 1, article: '7.5',
   });
-  assert.match(illegal.detail, /Art\. 7\.5\)/);
+  assert.match(illegal.detail, /1st illegal move by White · Article 7\.5: the position before it is reinstated/);
+  const warning = D.describe({
+    type: 'illegal_move', t_ms: 0, seq: 4, side: 'black', completed: false, from: 'd7', to: 'd4', count: 0,
+  });
+  assert.equal(warning.detail, 'd7→d4 · illegal moves by Black: none completed yet');
+  const touch = D.describe({ type: 'touch_move', t_ms: 0, seq: 5, side: 'black', article: '4.3b', square: 'c3' });
+  assert.equal(touch.detail, "Article 4.3b: the opponent's piece on c3 had to be captured");
+});
+
+test('the players read what to do in plain words, and "Arbiter called" for what the arbiter rules on', async () => {
+  const out = await build({
+    entryPoints: [join(here, '..', 'src', 'describe.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+  });
+  const D = await import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
+  const FEN = 'r1bqkbnr/pppppppp/2n5/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 1 2';
+  const displaced = D.forPlayers({ type: 'displaced', t_ms: 0, seq: 3, squares: ['a8', 'a6'], expected_fen: FEN }, FEN);
+  assert.equal(displaced.title, 'Put the black rook back on a8');
+  assert.equal(displaced.detail, 'Nothing should stand on a6');
+  assert.ok(displaced.banner);
+  const two = D.forPlayers({ type: 'displaced', t_ms: 0, seq: 3, squares: ['a8', 'h8', 'h6'], expected_fen: FEN }, FEN);
+  assert.equal(two.title, 'Put the black rook back on a8 and the black rook back on h8');
+  const extra = D.forPlayers({ type: 'displaced', t_ms: 0, seq: 3, squares: ['d5'], expected_fen: FEN }, FEN);
+  assert.equal(extra.title, 'Take the piece off d5');
+  const tryIllegal = D.forPlayers(
+    { type: 'illegal_move', t_ms: 0, seq: 4, side: 'white', completed: false, from: 'e4', to: 'e6', count: 0 },
+    FEN,
+  );
+  assert.deepEqual([tryIllegal.title, tryIllegal.detail], ['Not a legal move', 'Put the white pawn back on e4']);
+  for (const e of [
+    { type: 'illegal_move', t_ms: 0, seq: 5, side: 'black', completed: true, from: 'c6', to: 'c3', count: 1, article: '7.4' },
+    { type: 'touch_move', t_ms: 0, seq: 6, side: 'black', article: '4.3a', square: 'b8' },
+  ]) {
+    const n = D.forPlayers(e, FEN);
+    assert.equal(n.title, 'Arbiter called', e.type);
+    assert.doesNotMatch(`${n.title} ${n.detail}`, /Article|4\.3|7\.4|b8|c6|Black|breach/, e.type);
+  }
+  assert.equal(D.forPlayers({ type: 'draw_claimable', t_ms: 0, seq: 7, reason: 'threefold' }, FEN), null);
+  assert.equal(D.forPlayers({ type: 'sensor_fault', t_ms: 0, seq: 8, square: 'a4', kind: 'stuck' }, FEN).banner, false);
+});
+
+test('a resync keeps what the page saw of each history row: wall clock and move number', () => {
+  const m = model({ seq: 0, history: [{ type: 'game_started', t_ms: 0, seq: 0, fen: FEN0 }] });
+  m.apply(move(1, 'e4', 'e2e4', FEN1, 10), 10, 1000);
+  const warn = ev('illegal_move', 20, { side: 'black', completed: false, from: 'd7', to: 'd4', count: 0 });
+  m.apply(warn, 20, 2000);
+  assert.equal(m.history.at(-1).ply, 1);
+  assert.equal(M.moveLabel(1), '1 (Black)');
+  assert.equal(M.moveLabel(4), '3 (White)');
+  m.applySnapshot(snap({ fen: FEN1, seq: m.seq, moves: [{ ply: 1, san: 'e4', uci: 'e2e4', side: 'white' }],
+    history: [{ type: 'game_started', t_ms: 0, seq: 0, fen: FEN0 }, warn] }), 30);
+  assert.deepEqual(m.history.map(h => [h.event.type, h.wall, h.ply]), [['game_started', null, 0], ['illegal_move', 2000, 1]]);
+  // A new game: nothing kept.
+  m.applySnapshot(snap({ seq: 0, history: [{ type: 'game_started', t_ms: 0, seq: 0, fen: FEN0 }] }), 40);
+  assert.deepEqual(m.history.map(h => [h.event.type, h.wall, h.ply]), [['game_started', null, 0]]);
 });
 
 test('a journal that cannot commit stays on the alerts across moves, takebacks and games until it saves again', () => {
