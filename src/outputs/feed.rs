@@ -214,9 +214,8 @@ impl Feed {
     pub fn state_json(&self) -> String {
         let inner = self.lock();
         let now = inner.clock.map_or(0, |c| game_ms(c, Instant::now()));
-        let snap = inner
-            .state
-            .snapshot(inner.game, now, &inner.tags.white, &inner.tags.black);
+        // With the event, round, titles and ratings the tags carry.
+        let snap = inner.state.snapshot_tagged(inner.game, now, &inner.tags);
         serde_json::to_string(&snap).expect("the state always serialises")
     }
 
