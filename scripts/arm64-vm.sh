@@ -22,7 +22,7 @@
 # architecture), mmdebstrap, e2fsprogs, cpio, curl; `--install-deps`
 # installs them.
 #
-# Environment: TOUCHMOVE_VM_PORT (host port for the daemon's 8080, default
+# Environment: TOUCHMOVE_VM_CACHE (default target/arm64-vm), TOUCHMOVE_VM_PORT (host port for the daemon's 8080, default
 # 18080), TOUCHMOVE_VM_SMP (default 2), TOUCHMOVE_VM_MIRROR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +44,7 @@ die() {
     exit 1
 }
 
-cache=target/arm64-vm
+cache=${TOUCHMOVE_VM_CACHE:-target/arm64-vm}
 mkdir -p "$cache"
 port=${TOUCHMOVE_VM_PORT:-18080}
 ctlport=$((port + 1))
