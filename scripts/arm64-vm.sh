@@ -138,6 +138,8 @@ qemu_pid=
 cleanup() {
     [ -z "$qemu_pid" ] || kill "$qemu_pid" 2>/dev/null || true
     rm -rf "$tree"
+    # The disk is made again on every run; only the root file system is kept.
+    [ -z "$qemu_pid" ] || { sleep 1; rm -f "$cache/disk.img"; }
 }
 trap cleanup EXIT
 cp -a "$cache/rootfs/." "$tree/"
