@@ -98,7 +98,9 @@ pub fn raise_open_files_limit() -> u64 {
             }
         }
     }
-    limit.rlim_cur
+    // `rlim_t` is 32 bits on armhf.
+    #[allow(clippy::useless_conversion)]
+    u64::from(limit.rlim_cur)
 }
 
 /// The live streams' slots.

@@ -339,12 +339,20 @@ test('the running clock counts down and the other stands still', async () => {
       const ms = s => Number(document.querySelector(`[data-testid="clock-${s}"]`).dataset.ms);
       return { side, other, text: text(side), otherText: text(other), ms: ms(side), otherMs: ms(other) };
     });
-  const a = await read();
-  const t0 = Date.now();
-  await display.waitForTimeout(1500);
-  const b = await read();
-  const waited = Date.now() - t0;
-  assert.equal(b.side, a.side, 'the same clock still runs');
+  // The real daemon's players press their clocks every few seconds: a
+  // window with a press in it measures nothing, so it is taken again.
+  let a;
+  let b;
+  let waited;
+  for (let tries = 0; tries < 5; tries++) {
+    a = await read();
+    const t0 = Date.now();
+    await display.waitForTimeout(1500);
+    b = await read();
+    waited = Date.now() - t0;
+    if (b.side === a.side) break;
+  }
+  assert.equal(b.side, a.side, 'the same clock still runs (five windows each had a press)');
   assert.notEqual(b.text, a.text, `clock-${a.side} text changes over 1.5 s`);
   assert.equal(b.otherText, a.otherText, `clock-${a.other} stands still`);
   const spent = a.ms - b.ms;
