@@ -202,29 +202,81 @@ fn moves_of<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_full_disk_holds_the_record_in_memory_and_commits_it_when_space_returns() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("journal-full-disk");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (start, moves) = (11..)
+/// A random game without promotions, synthesized into `dir/game.trace`:
+/// the trace, the moves an uninterrupted replay finds, and the speed that
+/// plays it in about 20 s.
+fn game(dir: &Path, first_seed: u64, style_seed: u64) -> (PathBuf, Vec<String>, f64) {
+    std::fs::create_dir_all(dir).unwrap();
+    let (start, moves) = (first_seed..)
         .map(|seed| synth::random_game(seed, 40))
         .find(|(_, moves)| moves.len() >= 36 && !moves.iter().any(|m| m.is_promotion()))
         .expect("a random game");
-    let synth = synth::synthesize(&start, &moves, &HandStyle::random(), 3);
+    let synth = synth::synthesize(&start, &moves, &HandStyle::random(), style_seed);
     let trace = dir.join("game.trace");
     std::fs::write(&trace, synth.trace.to_string()).unwrap();
     let tc = TimeControl::parse_human(TIME_CONTROL).unwrap();
     let mut session = session_for(&synth.trace, None, None, Some(tc), None, None).unwrap();
-    let replayed = drive(&mut session, &synth.trace, "game.trace").unwrap();
-    let expected_moves = moves_of(&replayed);
+    let expected_moves = moves_of(&drive(&mut session, &synth.trace, "game.trace").unwrap());
     assert!(expected_moves.len() >= 30);
-    // The whole game in about 20 s of wall time.
     let game_ms = synth.trace.records.last().unwrap().t as f64;
-    let speed = (game_ms / 20_000.0).max(1.0);
+    (trace, expected_moves, (game_ms / 20_000.0).max(1.0))
+}
 
+/// Waits for the client to have every move, then stops the daemon.
+fn played_out(mut child: Daemon, got: &Received, expected_moves: &[String]) {
+    assert!(
+        wait_for(Duration::from_secs(60), || count(got, "move")
+            == expected_moves.len())
+        .is_some(),
+        "the client receives every move: {} of {}",
+        count(got, "move"),
+        expected_moves.len()
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// The journal holds one game: its moves as the replay finds them, and
+/// every event the client received, each once; `journal check` passes.
+/// Returns the stored events.
+fn assert_journalled(db: &Path, got: &Received, expected_moves: &[String]) -> Vec<Event> {
+    let journal = Journal::open_read_only(db).unwrap();
+    let games = journal.list().unwrap();
+    assert_eq!(games.len(), 1, "one game");
+    let stored = journal.events_after(games[0].id, None).unwrap();
+    assert_eq!(
+        moves_of(&stored),
+        expected_moves,
+        "every move once, in order"
+    );
+    let got = got.lock().unwrap().clone();
+    assert_eq!(stored.len(), got.len(), "every event the client saw, once");
+    for (i, (id, data)) in got.iter().enumerate() {
+        assert_eq!(id, &format!("{}-{i}", games[0].id), "ids in order");
+        assert_eq!(&stored[i].to_json(), data, "event {id}");
+    }
+    let check = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+        .args(["journal", "check", "--db"])
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "journal check: {}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    stored
+}
+
+#[test]
+fn a_full_disk_holds_the_record_in_memory_and_commits_it_when_space_returns() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("journal-full-disk");
+    let (trace, expected_moves, speed) = game(&dir, 11, 3);
     let disk = Tmpfs::mount(&dir.join("disk"), "8m");
     let db = disk.0.join("journal.sqlite3");
-    let (mut child, addr) = daemon(&db, &trace, speed);
+    let (child, addr) = daemon(&db, &trace, speed);
     let got: Received = Arc::default();
     follow(addr, Arc::clone(&got));
     assert!(
@@ -279,49 +331,12 @@ fn a_full_disk_holds_the_record_in_memory_and_commits_it_when_space_returns() {
     .expect("/health is ok again and the feed carries storage_restored");
 
     // The game plays out; then every event the client saw is journalled.
-    assert!(
-        wait_for(Duration::from_secs(60), || count(&got, "move")
-            == expected_moves.len())
-        .is_some(),
-        "the client receives every move: {} of {}",
-        count(&got, "move"),
-        expected_moves.len()
-    );
-    std::thread::sleep(Duration::from_millis(300));
-    child.kill().unwrap();
-    child.wait().unwrap();
-
-    let journal = Journal::open_read_only(&db).unwrap();
-    let games = journal.list().unwrap();
-    assert_eq!(games.len(), 1, "one game");
-    let stored = journal.events_after(games[0].id, None).unwrap();
-    assert_eq!(
-        moves_of(&stored),
-        expected_moves,
-        "every move once, in order"
-    );
-    let got = got.lock().unwrap().clone();
-    assert_eq!(stored.len(), got.len(), "every event the client saw, once");
-    for (i, (id, data)) in got.iter().enumerate() {
-        assert_eq!(id, &format!("{}-{i}", games[0].id), "ids in order");
-        assert_eq!(&stored[i].to_json(), data, "event {id}");
-    }
+    played_out(child, &got, &expected_moves);
+    let stored = assert_journalled(&db, &got, &expected_moves);
     let kinds: Vec<&str> = stored.iter().map(|e| e.kind.name()).collect();
     let failed_at = kinds.iter().position(|k| *k == "storage_failed").unwrap();
     let restored_at = kinds.iter().position(|k| *k == "storage_restored").unwrap();
     assert!(failed_at < restored_at);
-    let check = Command::new(env!("CARGO_BIN_EXE_touchmove"))
-        .args(["journal", "check", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(
-        check.status.success(),
-        "journal check: {}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
-    );
-    drop(journal);
 }
 
 /// Started again on a full disk (the journal cannot even be opened for
@@ -330,20 +345,7 @@ fn a_full_disk_holds_the_record_in_memory_and_commits_it_when_space_returns() {
 #[test]
 fn a_daemon_started_on_a_full_disk_plays_on_and_commits_when_space_returns() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("journal-full-disk-restart");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (start, moves) = (21..)
-        .map(|seed| synth::random_game(seed, 40))
-        .find(|(_, moves)| moves.len() >= 36 && !moves.iter().any(|m| m.is_promotion()))
-        .expect("a random game");
-    let synth = synth::synthesize(&start, &moves, &HandStyle::random(), 4);
-    let trace = dir.join("game.trace");
-    std::fs::write(&trace, synth.trace.to_string()).unwrap();
-    let tc = TimeControl::parse_human(TIME_CONTROL).unwrap();
-    let mut session = session_for(&synth.trace, None, None, Some(tc), None, None).unwrap();
-    let expected_moves = moves_of(&drive(&mut session, &synth.trace, "game.trace").unwrap());
-    let game_ms = synth.trace.records.last().unwrap().t as f64;
-    let speed = (game_ms / 20_000.0).max(1.0);
-
+    let (trace, expected_moves, speed) = game(&dir, 21, 4);
     let disk = Tmpfs::mount(&dir.join("disk"), "8m");
     let db = disk.0.join("journal.sqlite3");
     let (mut child, addr) = daemon(&db, &trace, speed);
@@ -361,7 +363,7 @@ fn a_daemon_started_on_a_full_disk_plays_on_and_commits_when_space_returns() {
 
     let filler = disk.0.join("filler");
     fill(&filler);
-    let (mut child, addr) = daemon(&db, &trace, speed);
+    let (child, addr) = daemon(&db, &trace, speed);
     let got: Received = Arc::default();
     follow(addr, Arc::clone(&got));
     wait_for(Duration::from_secs(5), || {
@@ -384,40 +386,6 @@ fn a_daemon_started_on_a_full_disk_plays_on_and_commits_when_space_returns() {
         get(addr, "/health").0 == 200 && count(&got, "storage_restored") == 1
     })
     .expect("the journal opens and takes what was held");
-    assert!(
-        wait_for(Duration::from_secs(60), || count(&got, "move")
-            == expected_moves.len())
-        .is_some(),
-        "every move: {} of {}",
-        count(&got, "move"),
-        expected_moves.len()
-    );
-    std::thread::sleep(Duration::from_millis(300));
-    child.kill().unwrap();
-    child.wait().unwrap();
-
-    let journal = Journal::open_read_only(&db).unwrap();
-    let games = journal.list().unwrap();
-    assert_eq!(games.len(), 1, "one game, carried on");
-    let stored = journal.events_after(games[0].id, None).unwrap();
-    assert_eq!(
-        moves_of(&stored),
-        expected_moves,
-        "every move once, in order"
-    );
-    let got = got.lock().unwrap().clone();
-    assert_eq!(stored.len(), got.len(), "every event the client saw, once");
-    for (i, (_, data)) in got.iter().enumerate() {
-        assert_eq!(&stored[i].to_json(), data, "event {i}");
-    }
-    let check = Command::new(env!("CARGO_BIN_EXE_touchmove"))
-        .args(["journal", "check", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
+    played_out(child, &got, &expected_moves);
+    assert_journalled(&db, &got, &expected_moves);
 }
