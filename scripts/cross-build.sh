@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cross builds for the Raspberry Pi from a Debian 12 (bookworm) PC.
 #
-#   scripts/cross-build.sh [--install-deps] [--deb] [--test] [--compare] ARCH...
+#   scripts/cross-build.sh [--install-deps] [--dev] [--deb] [--test] [--compare] ARCH...
 #
 # ARCH is arm64 (aarch64-unknown-linux-gnu: Pi 3, 4, 5, Zero 2 W on a 64-bit
 # OS) or armhf (armv7-unknown-linux-gnueabihf: Pi 2 and later on a 32-bit
@@ -14,6 +14,10 @@
 #                   target and runs them under user-mode QEMU
 #   --compare       scripts/replay-compare.sh: replays synthesized traces with
 #                   the native and the cross-built binary, same output or fail
+#   --dev           no release build: the tests and the binary that --compare
+#                   runs are built in the dev/test profiles, which share one
+#                   build of the dependencies (what .ci/run does: the release
+#                   build's optimisation is not what these checks are about)
 #   --install-deps  installs Debian's compiler with the target's standard
 #                   library, the cross linker and QEMU (apt-get; root)
 #
@@ -25,10 +29,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-deb=0 test=0 compare=0 install=0
+deb=0 test=0 compare=0 install=0 dev=0
 arches=()
 for a in "$@"; do
     case $a in
+        --dev) dev=1 ;;
         --deb) deb=1 ;;
         --test) test=1 ;;
         --compare) compare=1 ;;
@@ -94,8 +99,15 @@ for a in "${arches[@]}"; do
     tu=${t//-/_}
     export "CC_$tu=$g-gcc" "AR_$tu=$g-ar"
 
-    timed "$t release build" cargo build --release --target "$t"
-    file -b "target/$t/release/touchmove" 2>/dev/null || true
+    if [ "$dev" = 1 ]; then
+        [ "$deb" = 0 ] || { echo "cross-build: --deb needs the release build (without --dev)" >&2; exit 2; }
+        profile=() dir=debug
+    else
+        profile=(--release) dir=release
+    fi
+    target_dir=${CARGO_TARGET_DIR:-target}
+    timed "$t $dir build" cargo build "${profile[@]}" --target "$t"
+    file -b "$target_dir/$t/$dir/touchmove" 2>/dev/null || true
 
     if [ "$deb" = 1 ]; then
         command -v cargo-deb >/dev/null ||
@@ -111,12 +123,12 @@ for a in "${arches[@]}"; do
     if [ "$test" = 1 ]; then
         mapfile -t targets < <(grep -v -e '^#' -e '^$' scripts/core-tests.list)
         read -r -a args <<<"${targets[*]}"
-        # The release profile, so the dependencies built above are reused.
-        timed "$t core tests build" cargo test --release --target "$t" --no-run "${args[@]}"
-        timed "$t core tests under QEMU" cargo test --release --target "$t" "${args[@]}"
+        # The profile of the build above, so its dependencies are reused.
+        timed "$t core tests build" cargo test "${profile[@]}" --target "$t" --no-run "${args[@]}"
+        timed "$t core tests under QEMU" cargo test "${profile[@]}" --target "$t" "${args[@]}"
     fi
 
     if [ "$compare" = 1 ]; then
-        timed "$t replay comparison" scripts/replay-compare.sh "target/$t/release/touchmove"
+        timed "$t replay comparison" scripts/replay-compare.sh "$target_dir/$t/$dir/touchmove" "$target_dir/debug/touchmove"
     fi
 done

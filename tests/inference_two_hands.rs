@@ -128,3 +128,60 @@ fn the_nudge_threshold_is_set_on_the_command_line() {
     );
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn a_reply_capturing_the_piece_just_moved_is_read_when_its_press_comes_first() {
+    // 1. e4 d5 2. exd5 Qxd5: White's press is lost, and the square d5
+    // never reads empty (the pawn taken and the queen set down between
+    // two readings). Black's press says his move is made (6.7).
+    let mut h = Hands::new(
+        Some("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("e4", 100)
+        .lift_then("d5", 60)
+        .place_then("d5", 700);
+    h.lift_then("d8", 900).clock_then(Black, 1000);
+    h.carry("g1", "f3").clock(White);
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        ["e4d5", "d8d5", "g1f3"],
+        "{:?}",
+        kinds(&out.events)
+    );
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}
+
+#[test]
+fn a_missed_recapture_and_its_answer_are_read_at_the_answers_press() {
+    // 4. Bxc6 dxc6 5. Nxe5: Black's recapture on c6 is never seen on c6
+    // (the square stays occupied) and his press is lost; White answers by
+    // taking on e5 and presses. The press tells the two plies (6.7): the
+    // lifted d-pawn is not a hand still at work, and Black's next move is
+    // no illegal move.
+    let mut h = Hands::new(
+        Some("r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("b5", 100)
+        .lift_then("c6", 60)
+        .place_then("c6", 300)
+        .clock_then(White, 1200);
+    h.lift_then("d7", 1500);
+    h.lift_then("f3", 100)
+        .lift_then("e5", 60)
+        .place_then("e5", 400)
+        .clock_then(White, 1500);
+    h.carry("d8", "d4").clock(Black);
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        ["b5c6", "d7c6", "f3e5", "d8d4"],
+        "{:?}",
+        kinds(&out.events)
+    );
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}

@@ -54,6 +54,15 @@ impl Inference {
                     self.emit(t, EventKind::MoveCompleted { ply: late });
                     return PressMeaning::Completed { ply: late };
                 }
+                // Two hands (1.1) and a jump: the opponent's press was not
+                // read, and this player has replied with a capture on the
+                // square the opponent's piece had just reached, so that
+                // square never read empty. The board shows his move made;
+                // his press completes it (6.7). The opponent's move stays
+                // without a completion: his press never came.
+                if let Some(ply) = self.reply_made_before_press(t, side) {
+                    return PressMeaning::Completed { ply };
+                }
                 return PressMeaning::Ignored("the player who did not move pressed");
             }
             self.awaiting_press = None;
@@ -61,6 +70,24 @@ impl Inference {
             return PressMeaning::Completed { ply };
         }
         if side != self.game.turn() {
+            // Two hands (1.1) and a jump: the opponent's move was not read
+            // (a capture whose captured piece never read empty, his press
+            // missed too) and this player has answered it. His press says
+            // his move is made (6.7): the board is read as the two plies.
+            if matches!(self.alert, Alert::None)
+                && self.promotion.is_none()
+                && self.board != self.game.position().board().occupied()
+                && self.explain_missed_reply(t, self.board)
+            {
+                // One line: adopted, each ply completed at this press.
+                return if self.pending.is_some() {
+                    PressMeaning::Ignored("several lines explain the board")
+                } else {
+                    PressMeaning::Completed {
+                        ply: self.game.moves().len(),
+                    }
+                };
+            }
             return PressMeaning::Ignored("second press, or the player not having the move");
         }
         match self.alert.clone() {
@@ -150,6 +177,25 @@ impl Inference {
             return None;
         }
         self.made_under_lifts(t, self.board, Hands::AnyAfterRelease)
+    }
+
+    /// The reply of `side` (to move, while the opponent's move awaits its
+    /// press) that the settled board shows, made and completed by this
+    /// press; `None` when the board shows no single legal reply.
+    fn reply_made_before_press(&mut self, t: Millis, side: Color) -> Option<usize> {
+        if side != self.game.turn()
+            || self.pending.is_some()
+            || self.promotion.is_some()
+            || !matches!(self.alert, Alert::None)
+            || self.board == self.game.position().board().occupied()
+        {
+            return None;
+        }
+        let m = self.pick(&self.candidates(self.board, true))?;
+        self.make_move(t, m);
+        let ply = self.awaiting_press.take()?;
+        self.emit(t, EventKind::MoveCompleted { ply });
+        Some(ply)
     }
 
     pub(super) fn complete_illegal(

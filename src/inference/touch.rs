@@ -35,12 +35,14 @@ pub fn check(pos: &Chess, touches: &[Touch], m: &Move) -> Option<Breach> {
     let legal = pos.legal_moves();
     let moved = moving_from(m);
 
-    // 4.4b: rook, then king, and castling made with that rook.
+    // 4.4b: rook, then king, and castling made with that rook. Pieces
+    // that left their squares in one reading (a board read after a gap)
+    // were not seen touched in any order: no breach is assumed.
     if let Move::Castle { king, rook } = *m {
-        let rook_at = own.iter().position(|t| t.square == rook);
-        let king_at = own.iter().position(|t| t.square == king);
+        let rook_at = own.iter().find(|t| t.square == rook);
+        let king_at = own.iter().find(|t| t.square == king);
         if let (Some(r), Some(k)) = (rook_at, king_at)
-            && r < k
+            && r.at < k.at
         {
             return Some(Breach {
                 article: "4.4b",
@@ -56,6 +58,7 @@ pub fn check(pos: &Chess, touches: &[Touch], m: &Move) -> Option<Breach> {
     {
         for t in own.iter().skip(1) {
             if t.piece.role == Role::Rook
+                && t.at > first.at
                 && legal
                     .iter()
                     .any(|c| matches!(*c, Move::Castle { king, rook } if king == first.square && rook == t.square))
@@ -83,10 +86,17 @@ pub fn check(pos: &Chess, touches: &[Touch], m: &Move) -> Option<Breach> {
         }
     }
 
-    // 4.3a: the first own piece touched must be moved if it can be.
+    // 4.3a: the first own piece touched must be moved if it can be. When
+    // several left their squares in the same reading, which was first is
+    // not known: a breach only if none of them was moved and each could be.
+    let first_together = || {
+        own.iter()
+            .take_while(move |t| first_own.is_some_and(|f| t.at == f.at))
+    };
     if let Some(mine) = first_own
-        && !moved.contains(mine.square)
-        && legal.iter().any(|c| moving_from(c).contains(mine.square))
+        && first_together().all(|t| {
+            !moved.contains(t.square) && legal.iter().any(|c| moving_from(c).contains(t.square))
+        })
     {
         return Some(Breach {
             article: "4.3a",
@@ -117,5 +127,70 @@ pub fn lift_explained(pos: &Chess, square: Square, color: Color) -> bool {
         legal.iter().any(|m| moving_from(m).contains(square))
     } else {
         legal.iter().any(|m| captured_square(m) == Some(square))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Square};
+
+    use super::*;
+
+    fn position(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn touch(pos: &Chess, square: Square, at: crate::Millis) -> Touch {
+        Touch {
+            square,
+            piece: pos.board().piece_at(square).unwrap(),
+            with: Bitboard::EMPTY,
+            at,
+        }
+    }
+
+    const BLACK_CASTLES: &str = "r3k2r/pppbbqpp/2npp3/8/3PN3/2PB1NQ1/PP3PPP/R3K2R b KQkq - 2 12";
+
+    fn long_castle() -> Move {
+        Move::Castle {
+            king: Square::E8,
+            rook: Square::A8,
+        }
+    }
+
+    #[test]
+    fn rook_then_king_forbids_castling_that_side() {
+        let pos = position(BLACK_CASTLES);
+        let touches = [touch(&pos, Square::A8, 100), touch(&pos, Square::E8, 400)];
+        let breach = check(&pos, &touches, &long_castle()).unwrap();
+        assert_eq!((breach.article, breach.square), ("4.4b", Square::A8));
+    }
+
+    #[test]
+    fn king_and_rook_gone_in_one_reading_were_touched_in_no_known_order() {
+        let pos = position(BLACK_CASTLES);
+        let touches = [touch(&pos, Square::A8, 100), touch(&pos, Square::E8, 100)];
+        assert_eq!(check(&pos, &touches, &long_castle()), None);
+    }
+
+    #[test]
+    fn pieces_gone_in_one_reading_bind_only_if_none_of_them_moved() {
+        let pos = position(BLACK_CASTLES);
+        // The d7 bishop and the c6 knight left together; the knight moved.
+        let touches = [touch(&pos, Square::D7, 50), touch(&pos, Square::C6, 50)];
+        let knight = pos
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.from() == Some(Square::C6) && m.to() == Square::B4)
+            .unwrap();
+        assert_eq!(check(&pos, &touches, &knight), None);
+        // The bishop first, then the knight moved: 4.3a on d7.
+        let touches = [touch(&pos, Square::D7, 50), touch(&pos, Square::C6, 300)];
+        let breach = check(&pos, &touches, &knight).unwrap();
+        assert_eq!((breach.article, breach.square), ("4.3a", Square::D7));
     }
 }
