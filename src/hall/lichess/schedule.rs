@@ -41,6 +41,48 @@ impl Policy {
     }
 }
 
+/// Pushes held while boards join: boards join in a burst (the broker's
+/// retained messages when the hall starts, or the boards switched on
+/// before a round), and a round pushed half-way through it would later
+/// lose boards to the next round, leaving their games twice on Lichess.
+/// The hold lasts until no board has joined for [`JoinHold::SETTLE_MS`],
+/// at most [`JoinHold::MAX_MS`]; none starts within `MAX_MS` of the end of
+/// the last, so boards joining steadily never hold the push for long.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JoinHold {
+    until: u64,
+    burst_start: Option<u64>,
+}
+
+impl JoinHold {
+    pub const SETTLE_MS: u64 = 1_000;
+    pub const MAX_MS: u64 = 10_000;
+
+    /// A board joined at `now`.
+    pub fn joined(&mut self, now: u64) {
+        let start = match self.burst_start {
+            Some(start) if now < self.until => start,
+            Some(_) if now < self.until.saturating_add(Self::MAX_MS) => return,
+            _ => now,
+        };
+        self.burst_start = Some(start);
+        self.until = now
+            .saturating_add(Self::SETTLE_MS)
+            .min(start.saturating_add(Self::MAX_MS))
+            .max(self.until);
+    }
+
+    /// Whether pushes are held at `now`.
+    pub fn holds(&self, now: u64) -> bool {
+        now < self.until
+    }
+
+    /// The end of the hold (0: none yet).
+    pub fn until(&self) -> u64 {
+        self.until
+    }
+}
+
 /// One game of a round as Lichess last answered about it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GameStatus {
@@ -280,6 +322,31 @@ mod tests {
             moves: Some(3),
             error: None,
         }])
+    }
+
+    #[test]
+    fn joining_boards_hold_the_push_until_they_stop_at_most_ten_seconds() {
+        let mut h = JoinHold::default();
+        assert!(!h.holds(0));
+        // A burst: each join holds 1 s more.
+        h.joined(100);
+        h.joined(600);
+        assert!(h.holds(1_500));
+        assert!(!h.holds(1_600));
+        // Steady joins every 0.5 s: held 10 s from the burst's start.
+        let mut h = JoinHold::default();
+        for t in (5_000..20_000).step_by(500) {
+            h.joined(t);
+        }
+        assert_eq!(h.until(), 15_000);
+        assert!(!h.holds(15_000));
+        // Joins within 10 s of the end of a hold do not hold again...
+        h.joined(20_000);
+        assert!(!h.holds(20_001));
+        // ...later ones do.
+        h.joined(25_000);
+        assert!(h.holds(25_999));
+        assert!(!h.holds(26_000));
     }
 
     #[test]

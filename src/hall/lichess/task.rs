@@ -12,7 +12,7 @@ use tokio::sync::{broadcast, watch};
 use super::LichessOptions;
 use super::answer::Outcome;
 use super::client::Client;
-use super::schedule::{Due, Policy, RoundPush};
+use super::schedule::{Due, JoinHold, Policy, RoundPush};
 use super::split::split;
 use super::status::{PushStatus, RoundStatus, SharedStatus};
 use crate::hall::{Notice, Shared};
@@ -69,17 +69,10 @@ struct Loop {
     left_out: Vec<String>,
     /// A board unknown to the split arrived: split again.
     resplit: bool,
-    /// No round is rebuilt before this (mono ms): boards are still joining.
-    hold_until: u64,
+    /// No round is rebuilt while boards are still joining.
+    hold: JoinHold,
     clock: Instant,
 }
-
-/// How long the hall waits after a board joins before it pushes: boards
-/// join in a burst (the broker's retained messages when the hall starts,
-/// or the boards switched on before a round), and a round pushed half-way
-/// through it would later lose boards to the next round, leaving their
-/// games twice on Lichess.
-const JOIN_SETTLE_MS: u64 = 1_000;
 
 impl Loop {
     fn new(options: LichessOptions, shared: Arc<Shared>, status: SharedStatus) -> Loop {
@@ -93,7 +86,7 @@ impl Loop {
             round_of: HashMap::new(),
             left_out: Vec::new(),
             resplit: true,
-            hold_until: 0,
+            hold: JoinHold::default(),
             clock: Instant::now(),
         }
     }
@@ -148,7 +141,7 @@ impl Loop {
                 .iter()
                 .filter_map(|r| r.due(&self.policy).at())
                 .min()
-                .map(|at| at.max(self.hold_until));
+                .map(|at| at.max(self.hold.until()));
             let sleep = async {
                 match next {
                     Some(at) => {
@@ -222,7 +215,8 @@ impl Loop {
             .iter()
             .any(|b| !self.round_of.contains_key(b) && !self.left_out.contains(b));
         if joined {
-            self.hold_until = self.mono().saturating_add(JOIN_SETTLE_MS);
+            let now = self.mono();
+            self.hold.joined(now);
         }
         self.round_of.clear();
         for (i, (round, boards)) in self.rounds.iter_mut().zip(s.rounds).enumerate() {
@@ -248,7 +242,7 @@ impl Loop {
     /// Rebuilds the PGN of every round whose time has come and whose
     /// boards changed.
     fn rebuild_due(&mut self, now: u64) {
-        if now < self.hold_until {
+        if self.hold.holds(now) {
             return;
         }
         let round_tag = self.shared.round.clone();
