@@ -41,8 +41,10 @@ impl Client {
             .connect_timeout(CONNECT_TIMEOUT)
             .timeout(REQUEST_TIMEOUT)
             // The token goes to the configured Lichess and nowhere else:
-            // a redirect is an error, not followed.
+            // a redirect is refused, not followed.
             .redirect(reqwest::redirect::Policy::none())
+            // Nor to a proxy named by the environment (HTTP_PROXY...).
+            .no_proxy()
             .build()
             .map_err(|e| anyhow::anyhow!("the HTTP client for Lichess: {e}"))?;
         Ok(Client {
