@@ -8,11 +8,16 @@
 //! the whole round for broadcast services, and control (acknowledge an
 //! alert, ask a board to replay a game).
 //!
+//! With [`HallOptions::lichess`], the round is also pushed to a Lichess
+//! broadcast ([`lichess`]), its state served as `GET /push.json`.
+//!
 //! In-process (tests, benchmarks): [`start`] with [`HallOptions`] returns
 //! a [`Running`] hall with its bound address; [`Running::stop`] ends it.
 pub mod acks;
+pub mod config;
 pub mod delivery;
 pub mod http;
+pub mod lichess;
 pub mod limits;
 pub mod link;
 pub mod missing;
@@ -64,6 +69,8 @@ pub struct HallOptions {
     /// Where the arbiter's acknowledgements are kept across restarts;
     /// `None`: in memory only.
     pub acks: Option<PathBuf>,
+    /// Push the round to a Lichess broadcast; `None`: no push.
+    pub lichess: Option<lichess::LichessOptions>,
 }
 
 impl HallOptions {
@@ -80,6 +87,7 @@ impl HallOptions {
             client_id: None,
             ca_file: None,
             acks: None,
+            lichess: None,
         }
     }
 }
@@ -189,6 +197,7 @@ pub struct Running {
     pub addr: SocketAddr,
     pub shared: Arc<Shared>,
     subscriber: subscriber::Subscriber,
+    pusher: Option<lichess::Pusher>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
     shutdown: tokio::sync::oneshot::Sender<()>,
 }
@@ -217,13 +226,28 @@ pub async fn start(options: HallOptions) -> anyhow::Result<Running> {
         );
         shared.registry().remember_acknowledged(keys);
     }
+    let push_status: lichess::SharedStatus = Arc::new(Mutex::new(lichess::PushStatus::disabled()));
+    if let Some(o) = &options.lichess {
+        o.check().map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     let subscriber = subscriber::spawn(&options, &broker, Arc::clone(&shared))?;
+    // Started after the subscriber: it reads the registry first, so no
+    // board's news is missed.
+    let pusher = match &options.lichess {
+        Some(o) => Some(lichess::spawn(
+            o.clone(),
+            Arc::clone(&shared),
+            Arc::clone(&push_status),
+        )?),
+        None => None,
+    };
     let limits = Limits::for_this_process();
     let app = http::router(http::HallState {
         shared: Arc::clone(&shared),
         publisher: subscriber.publisher(),
         streams: StreamSlots::new(limits.max_streams),
-    });
+    })
+    .merge(lichess::status::router(push_status));
     let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(async move {
         serve(listener, app, limits, async {
@@ -241,6 +265,7 @@ pub async fn start(options: HallOptions) -> anyhow::Result<Running> {
         addr,
         shared,
         subscriber,
+        pusher,
         server,
         shutdown,
     })
@@ -255,6 +280,9 @@ impl Running {
     /// Disconnects from the broker, ends every stream and the server.
     pub async fn stop(self) -> anyhow::Result<()> {
         self.subscriber.stop().await;
+        if let Some(pusher) = self.pusher {
+            pusher.stop().await;
+        }
         self.shared.notify(Notice::Close);
         let _ = self.shutdown.send(());
         match tokio::time::timeout(Duration::from_secs(5), self.server).await {
