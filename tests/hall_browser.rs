@@ -360,6 +360,8 @@ async fn the_dashboard_keeps_up_with_a_round() {
     let lines: Vec<String> = lines_rx.try_iter().collect();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "bench failed: {lines:?}\n{stderr}");
+    // What the page logged (with TOUCHMOVE_PROFILE=1: where its time went).
+    eprint!("{stderr}");
     let report: serde_json::Value = lines
         .iter()
         .find_map(|l| l.strip_prefix("REPORT "))

@@ -12,7 +12,11 @@
 // `REPORT {json}`:
 //   first_render_ms     from navigation start to the boards drawn
 //   busy_share          main-thread task time over the measured wall time
-//                       (CDP Performance.getMetrics TaskDuration)
+//                       (CDP Performance.getMetrics TaskDuration: wall time
+//                       of tasks, so a loaded machine inflates it)
+//   main_cpu_share      main-thread CPU time over the wall time (ThreadTime)
+//   renderer_cpu_share  the page's renderer process CPU time (ProcessTime)
+//   script_share, layout_share, style_share  parts of busy_share
 //   longest_task_ms     the longest main-thread task (PerformanceObserver longtask)
 //   heap_used_mb        JS heap in use at the end (CDP JSHeapUsedSize)
 //   dom_nodes           DOM nodes of the page at the end (CDP Nodes)
@@ -61,8 +65,27 @@ try {
   const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map(m => [m.name, m.value]));
   const before = await metrics();
   await page.evaluate(() => (window.__longest = 0));
+  const trace = [];
+  if (process.env.TOUCHMOVE_PROFILE) {
+    cdp.on('Tracing.dataCollected', d => trace.push(...d.value));
+    await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+  }
   console.log('READY');
   const { value } = await input.next();
+  if (process.env.TOUCHMOVE_PROFILE) {
+    // Where the main thread's time went, by trace event (self time of the
+    // top-level ones), for whoever tunes the page.
+    const done = new Promise(r => cdp.once('Tracing.tracingComplete', r));
+    await cdp.send('Tracing.end');
+    await done;
+    const main = trace.find(e => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+    const by = new Map();
+    for (const e of trace)
+      if (main && e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur)
+        by.set(e.name, (by.get(e.name) ?? 0) + e.dur / 1000);
+    const top = [...by].sort((a, b) => b[1] - a[1]).slice(0, 20);
+    console.error(top.map(([k, v]) => `${v.toFixed(0).padStart(7)} ms  ${k}`).join('\n'));
+  }
   const published = Number(String(value).split(' ')[1]);
   // The last alerts reach the page.
   await page
@@ -75,9 +98,15 @@ try {
   );
   rows.sort((a, b) => a - b);
   const pct = p => (rows.length ? rows[Math.min(rows.length - 1, Math.floor((rows.length * p) / 100))] : null);
+  const share = k => Number(((after[k] - before[k]) / (after.Timestamp - before.Timestamp)).toFixed(3));
   const report = {
     first_render_ms: Math.round(firstRender),
-    busy_share: Number(((after.TaskDuration - before.TaskDuration) / (after.Timestamp - before.Timestamp)).toFixed(3)),
+    busy_share: share('TaskDuration'),
+    main_cpu_share: share('ThreadTime'),
+    renderer_cpu_share: share('ProcessTime'),
+    script_share: share('ScriptDuration'),
+    layout_share: share('LayoutDuration'),
+    style_share: share('RecalcStyleDuration'),
     longest_task_ms: Math.round(await page.evaluate(() => window.__longest)),
     heap_used_mb: Number((after.JSHeapUsedSize / 1048576).toFixed(1)),
     dom_nodes: after.Nodes,

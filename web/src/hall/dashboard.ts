@@ -15,9 +15,6 @@
 // The feed's updates are batched per animation frame and only what changed
 // is touched.
 
-import { Chessground } from '@lichess-org/chessground';
-import type { Api } from '@lichess-org/chessground/api';
-import type { Key } from '@lichess-org/chessground/types';
 import {
   alertDetail,
   alertHeadline,
@@ -31,6 +28,7 @@ import {
   setServerNow,
   timeOfDay,
 } from './common';
+import { MiniBoard } from './miniboard';
 import type { BoardSummary, Fault, HallAlert, HallSnapshot, PushStatus } from './types';
 
 /** Natural order: b2 before b10. */
@@ -63,7 +61,7 @@ const FILTERS: [Filter, string][] = [
 
 interface Card {
   root: HTMLAnchorElement;
-  cg: Api;
+  mini: MiniBoard;
   name: HTMLElement;
   players: HTMLElement;
   last: HTMLElement;
@@ -72,8 +70,6 @@ interface Card {
   status: HTMLElement;
   badge: HTMLElement;
   id: string | null;
-  fen: string | null;
-  marks: string;
 }
 
 interface Row {
@@ -81,6 +77,11 @@ interface Row {
   cells: HTMLTableCellElement[];
   link: HTMLAnchorElement;
   id: string | null;
+}
+
+/** Sets a text only when it differs (each set makes a new text node and a layout). */
+function setText(e: HTMLElement, text: string): void {
+  if (e.textContent !== text) e.textContent = text;
 }
 
 const worstKey = (b: BoardSummary) => (b.worst ? b.worst.severity * 1e12 + b.worst.id : Infinity);
@@ -732,7 +733,7 @@ export class Dashboard {
   }
 
   private makeCard(): Card {
-    const cgEl = el('div', { class: 'cg-wrap' });
+    const mini = new MiniBoard();
     const players = el('div', { class: 'h-players' });
     const last = el('div', { class: 'h-last' });
     const white = el('span', { class: 'h-clock white' });
@@ -744,19 +745,12 @@ export class Dashboard {
       'a',
       { class: 'h-card', 'data-testid': 'board-card' },
       el('div', { class: 'h-card-head' }, name, status, badge),
-      el('div', { class: 'h-mini', 'aria-hidden': 'true' }, cgEl),
+      el('div', { class: 'h-mini', 'aria-hidden': 'true' }, mini.root),
       players,
       el('div', { class: 'h-card-foot' }, last, el('span', { class: 'h-clocks' }, white, black)),
     );
     this.grid.append(root);
-    const cg = Chessground(cgEl, {
-      viewOnly: true,
-      coordinates: false,
-      animation: { enabled: false },
-      highlight: { lastMove: true, check: false },
-      drawable: { enabled: false, visible: false },
-    });
-    return { root, cg, name, players, last, white, black, status, badge, id: null, fen: null, marks: '' };
+    return { root, mini, name, players, last, white, black, status, badge, id: null };
   }
 
   private fillCard(card: Card, b: BoardSummary): void {
@@ -764,36 +758,24 @@ export class Dashboard {
       card.id = b.id;
       card.root.dataset.board = b.id;
       card.root.href = `board/${encodeURIComponent(b.id)}`;
-      card.name.textContent = b.id;
-      card.fen = null;
+      setText(card.name, b.id);
     }
     const worst = b.worst;
     card.root.className = `h-card${worst ? ` alerting sev${worst.severity}` : ''}${b.status === 'offline' ? ' offline' : ''}${b.result ? ' finished' : ''}`;
     card.root.dataset.openAlerts = String(b.open_alerts);
     card.root.dataset.status = b.status;
     card.root.dataset.worst = worst?.type ?? '';
-    card.status.textContent = b.status;
+    setText(card.status, b.status);
     card.status.className = `h-status ${b.status}`;
-    card.badge.textContent = worst ? `${b.open_alerts > 1 ? `${b.open_alerts} · ` : ''}${alertHeadline(worst)}` : '';
+    setText(card.badge, worst ? `${b.open_alerts > 1 ? `${b.open_alerts} · ` : ''}${alertHeadline(worst)}` : '');
     card.badge.hidden = !worst;
-    card.players.textContent = `${b.white ?? '?'} – ${b.black ?? '?'}`;
+    setText(card.players, `${b.white ?? '?'} – ${b.black ?? '?'}`);
     card.root.setAttribute(
       'aria-label',
       `Board ${b.id}: ${b.white ?? '?'} against ${b.black ?? '?'}, ${b.result ? b.result.result : lastMoveText(b)}${worst ? `, alert: ${alertHeadline(worst)}` : ''}`,
     );
-    card.last.textContent = b.result ? `${b.result.result} (${b.result.reason.replace(/_/g, ' ')})` : lastMoveText(b);
-    const marks = alertSquares(worst);
-    const markKey = marks.squares.join(',');
-    if ((b.fen && b.fen !== card.fen) || markKey !== card.marks) {
-      const uci = b.last_move?.uci;
-      card.cg.set({
-        fen: b.fen ?? undefined,
-        lastMove: uci ? [uci.slice(0, 2) as Key, uci.slice(2, 4) as Key] : undefined,
-        highlight: { custom: new Map(marks.squares.map(s => [s as Key, 'h-mark'])) },
-      });
-      card.fen = b.fen;
-      card.marks = markKey;
-    }
+    setText(card.last, b.result ? `${b.result.result} (${b.result.reason.replace(/_/g, ' ')})` : lastMoveText(b));
+    card.mini.set(b.fen, b.last_move?.uci, alertSquares(worst).squares);
     this.tickCard(card, b);
   }
 
@@ -820,14 +802,14 @@ export class Dashboard {
     row.root.dataset.board = b.id;
     const worst = b.worst;
     row.root.className = `${worst ? `alerting sev${worst.severity}` : ''}${b.status === 'offline' ? ' offline' : ''}`;
-    row.link.textContent = b.id;
+    setText(row.link, b.id);
     row.link.href = `board/${encodeURIComponent(b.id)}`;
     const c = row.cells;
-    c[1].textContent = b.white ?? '?';
-    c[2].textContent = b.black ?? '?';
-    c[3].textContent = b.last_move ? lastMoveText(b) : '';
-    c[6].textContent = b.result ? b.result.result : b.status === 'offline' ? 'offline' : b.game === null ? 'waiting' : 'playing';
-    c[7].textContent = worst ? alertHeadline(worst) : '';
+    setText(c[1], b.white ?? '?');
+    setText(c[2], b.black ?? '?');
+    setText(c[3], b.last_move ? lastMoveText(b) : '');
+    setText(c[6], b.result ? b.result.result : b.status === 'offline' ? 'offline' : b.game === null ? 'waiting' : 'playing');
+    setText(c[7], worst ? alertHeadline(worst) : '');
     this.tickRow(row, b);
   }
 
