@@ -317,6 +317,11 @@ async fn measure(
             anyhow::Ok(published)
         })
         .await?;
+    // The boards think until the end of the run even when their next
+    // event would have come after it.
+    if let Some(until) = until {
+        tokio::time::sleep_until(until).await;
+    }
     // Stopped early: what each board published is what the hall must hold.
     let stopped_early = boards.iter().zip(&published).any(|(b, p)| *p < b.expected);
     let wanted: Vec<u64> = if args.seconds.is_some() {
