@@ -178,12 +178,14 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="board-card"]:not([hidden])').length === 1);
   assert.deepEqual(await shownCards(), ['b13'], 'search by player');
   await page.fill('[data-testid="search"]', '');
+  await page.waitForFunction(n => document.querySelectorAll('[data-testid="board-card"]:not([hidden])').length > 1);
+  await axeBothThemes(page, 'dashboard-grid');
   await page.click('[data-view="table"]');
   await page.waitForFunction(n => document.querySelectorAll('[data-testid="board-row"]').length === n, BOARDS);
   const first = await page.$eval('[data-testid="board-row"]', r => ({ board: r.dataset.board, alert: r.lastElementChild.textContent }));
   assert.deepEqual(first, { board: 'b13', alert: 'Illegal move completed' });
   await page.screenshot({ path: join(ARTEFACTS, 'hall-dashboard-table.png') });
-  await axeBothThemes(page, 'dashboard');
+  await axeBothThemes(page, 'dashboard-table');
   await page.click('[data-view="grid"]');
   await page.setViewportSize({ width: 820, height: 1180 });
   await page.waitForTimeout(200);

@@ -770,10 +770,6 @@ export class Dashboard {
     setText(card.badge, worst ? `${b.open_alerts > 1 ? `${b.open_alerts} · ` : ''}${alertHeadline(worst)}` : '');
     card.badge.hidden = !worst;
     setText(card.players, `${b.white ?? '?'} – ${b.black ?? '?'}`);
-    card.root.setAttribute(
-      'aria-label',
-      `Board ${b.id}: ${b.white ?? '?'} against ${b.black ?? '?'}, ${b.result ? b.result.result : lastMoveText(b)}${worst ? `, alert: ${alertHeadline(worst)}` : ''}`,
-    );
     setText(card.last, b.result ? `${b.result.result} (${b.result.reason.replace(/_/g, ' ')})` : lastMoveText(b));
     card.mini.set(b.fen, b.last_move?.uci, alertSquares(worst).squares);
     this.tickCard(card, b);
