@@ -396,6 +396,12 @@ async fn the_dashboard_keeps_up_with_a_round() {
         report["page"]["cards_in_dom"].as_u64().unwrap() < boards as u64 / 2,
         "{report}"
     );
+    assert!(
+        report["page"]["rows_in_dom"].as_u64().unwrap() < boards as u64 / 2,
+        "{report}"
+    );
+    // Boards with no alert come in natural order: the last row is the last board.
+    assert_eq!(report["page"]["last_row"], format!("b{boards}"), "{report}");
     drop(feeder);
     hall.stop().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);

@@ -21,6 +21,8 @@
 //   heap_used_mb        JS heap in use at the end (CDP JSHeapUsedSize)
 //   dom_nodes           DOM nodes of the page at the end (CDP Nodes)
 //   cards_in_dom        board cards in the DOM (virtualised: only those in view)
+//   rows_in_dom         table rows in the DOM (the same, in the table view)
+//   last_row            the board of the last row once scrolled to the end
 //   alerts_shown        completed illegal moves shown in the queue
 //   alert_ms_p50/p99/max  from the alert's `wall_ms` to its row
 // Exits non-zero on failure.
@@ -116,6 +118,13 @@ try {
     alert_ms_p99: pct(99),
     alert_ms_max: rows.length ? rows[rows.length - 1] : null,
   };
+  // The table view is virtualised too, and scrolls to the end of the round.
+  await page.click('[data-view="table"]');
+  await page.waitForSelector('[data-testid="board-row"]');
+  report.rows_in_dom = await page.$$eval('[data-testid="board-row"]', rs => rs.length);
+  await page.$eval('.h-scroller', s => (s.scrollTop = s.scrollHeight));
+  await page.waitForTimeout(300);
+  report.last_row = await page.$$eval('[data-testid="board-row"]', rs => rs[rs.length - 1].dataset.board);
   console.log(`REPORT ${JSON.stringify(report)}`);
 } catch (e) {
   console.error(e);
