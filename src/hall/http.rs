@@ -11,7 +11,10 @@
 //!   payloads. `GET /events?board=<id>`: the same for one board, with its
 //!   full view. A client that falls behind gets the whole hall again.
 //!   Every message carries `now_ms`, the hall's clock, for the clocks.
-//! - `GET /boards`: every board as JSON; `GET /board/<id>.json`: one.
+//! - `GET /boards`: every board as JSON (by worst open alert, then natural
+//!   order), the arbiter's queue (`alerts`: open ones by severity, then
+//!   age) and the last alerts closed (`closed`); `GET /board/<id>.json`:
+//!   one board.
 //! - `GET /round.pgn`: the round, every board's game in natural board
 //!   order with `[Board]` and `[Round]`, `[%clk]` kept; `ETag` and
 //!   `Cache-Control: no-cache` so that broadcast services polling it get
