@@ -265,9 +265,12 @@ async fn a_board_that_dies_shows_as_an_offline_alert_and_illegal_moves_as_alerts
         .iter()
         .map(|a| (a["board"].as_str().unwrap(), a["type"].as_str().unwrap()))
         .collect();
-    assert_eq!(kinds, [("b3", "offline"), ("b4", "illegal_move")]);
-    assert_eq!(alerts[0]["active"], true);
-    // Boards with open alerts first, the oldest alert first.
+    // The arbiter's queue: by severity (a completed illegal move before
+    // an offline board), then by age.
+    assert_eq!(kinds, [("b4", "illegal_move"), ("b3", "offline")]);
+    assert_eq!(alerts[1]["active"], true);
+    assert_eq!(alerts[0]["severity"], 0);
+    // Boards by their worst open alert.
     let order: Vec<&str> = boards["boards"]
         .as_array()
         .unwrap()
@@ -280,7 +283,7 @@ async fn a_board_that_dies_shows_as_an_offline_alert_and_illegal_moves_as_alerts
 
     // The arbiter acknowledges b4's alert: it leaves the open list.
     let auth = format!("Bearer {TOKEN}");
-    let id = alerts[1]["id"].as_u64().unwrap();
+    let id = alerts[0]["id"].as_u64().unwrap();
     let (status, _, body) = request(
         hall.addr,
         "POST",

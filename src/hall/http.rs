@@ -6,12 +6,15 @@
 //!   `hall.css`).
 //! - `GET /events`: Server-Sent Events for the dashboard. First `event:
 //!   hall` with every board (as `GET /boards`), then `event: board` with a
-//!   board's summary each time it changes (changes that arrive together
-//!   are sent once), `event: meta` for the broker connection and bad
+//!   board's summary each time it changes (changes within 100 ms of each
+//!   other are sent once per board), `event: meta` for the broker connection and bad
 //!   payloads. `GET /events?board=<id>`: the same for one board, with its
 //!   full view. A client that falls behind gets the whole hall again.
 //!   Every message carries `now_ms`, the hall's clock, for the clocks.
-//! - `GET /boards`: every board as JSON; `GET /board/<id>.json`: one.
+//! - `GET /boards`: every board as JSON (by worst open alert, then natural
+//!   order), the arbiter's queue (`alerts`: open ones by severity, then
+//!   age) and the last alerts closed (`closed`); `GET /board/<id>.json`:
+//!   one board.
 //! - `GET /round.pgn`: the round, every board's game in natural board
 //!   order with `[Board]` and `[Round]`, `[%clk]` kept; `ETag` and
 //!   `Cache-Control: no-cache` so that broadcast services polling it get
@@ -48,6 +51,9 @@ use crate::outputs::control::{self, BadBody};
 use crate::outputs::http::{asset, pgn_response};
 use crate::outputs::mqtt::wire::{self, BoardTopics, Channel, ReplayRequest};
 use crate::outputs::serve::StreamSlots;
+
+/// How long `/events` gathers changes before it sends them.
+const BATCH_WINDOW: Duration = Duration::from_millis(100);
 
 const HALL_HTML: &str = include_str!("../../web/dist/hall.html");
 const BOARD_HTML: &str = include_str!("../../web/dist/board.html");
@@ -142,7 +148,7 @@ async fn health(State(state): State<HallState>) -> Response {
         "hall": registry.hall(),
         "broker": if connected { "connected" } else { "disconnected" },
         "boards": registry.board_ids().len(),
-        "open_alerts": registry.alerts().iter().filter(|a| !a.acknowledged).count(),
+        "open_alerts": registry.open_count(),
         "bad_messages": faults,
         "rejected": rejected,
         "link": link,
@@ -268,6 +274,11 @@ async fn stream(
             Err(broadcast::error::RecvError::Lagged(_)) => resend = true,
             Err(broadcast::error::RecvError::Closed) => return,
         }
+        // A board's events come in bursts (a move is several): what
+        // arrives within the window is sent once, per board, so that a
+        // round's hundreds of events a second cost a summary per board
+        // and window, not per event.
+        tokio::time::sleep(BATCH_WINDOW).await;
         // Whatever else is already waiting goes in the same round.
         loop {
             match rx.try_recv() {

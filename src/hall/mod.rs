@@ -24,6 +24,7 @@ pub mod missing;
 pub mod order;
 pub mod registry;
 pub mod rejects;
+pub mod severity;
 pub mod subscriber;
 
 use std::net::SocketAddr;

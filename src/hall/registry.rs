@@ -27,8 +27,14 @@
 //! ([`crate::events::EventKind::is_alert`]: illegal moves 7.4, touch-move breaches 4.3,
 //! displaced pieces 7.3, sensor faults) once, with the time the hall first
 //! saw it, and a board's going offline (its status, or its Last Will). An
-//! alert stays open until the arbiter acknowledges it; `active` says
-//! whether the board still shows it (or is still offline).
+//! alert stays open until the arbiter acknowledges it, or until the board
+//! itself resolves it when it is of a kind that needs no ruling
+//! ([`severity::resolves_itself`]: displaced pieces restored, an illegal
+//! move corrected before the clock press, a board back online, a journal
+//! saving again); a resolved alert is filed with the time and what
+//! resolved it. `active` says whether the board still shows it (or is
+//! still offline). Open alerts are ordered by [`severity::rank`], then by
+//! age.
 //!
 //! Payloads that are not what their topic carries are counted and kept
 //! (the last [`FAULTS_KEPT`]) with the topic and the fault, never a panic.
@@ -49,9 +55,10 @@ pub use super::delivery::DeliveryStats;
 use super::limits::{self, Reason, SEQ_WINDOW};
 use super::missing::{self, Missing};
 use super::rejects::Rejects;
+use super::severity;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::events::{Event, EventKind};
 use crate::outputs::mqtt::wire::{
@@ -66,8 +73,10 @@ use super::order::{natural_cmp, tag_pgn};
 pub const REPLAY_RETRY_MS: u64 = 2_000;
 /// How many bad payloads are kept for the page (all are counted).
 pub const FAULTS_KEPT: usize = 50;
-/// How many alerts a board keeps (acknowledged ones are dropped first).
+/// How many alerts a board keeps (closed ones are dropped first).
 pub const ALERTS_KEPT: usize = 200;
+/// How many closed alerts the whole hall's view lists.
+pub const CLOSED_SHOWN: usize = 100;
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -111,6 +120,48 @@ pub struct HallAlert {
     pub acknowledged: bool,
     /// Whether the board still shows it (or is still offline).
     pub active: bool,
+    /// The board resolved it by itself (no acknowledgement needed).
+    pub resolved: Option<Resolved>,
+}
+
+/// How the board resolved an alert by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resolved {
+    /// Hall wall time (UNIX ms) when the hall saw it resolved.
+    pub at_ms: u64,
+    /// What resolved it: `restored` (the board matches the game again),
+    /// `superseded` (a newer report of the same kind replaced it),
+    /// `new_game`, `online`, `storage_restored`.
+    pub by: &'static str,
+}
+
+impl HallAlert {
+    /// Neither acknowledged nor resolved by the board: the arbiter's queue.
+    pub fn is_open(&self) -> bool {
+        !self.acknowledged && self.resolved.is_none()
+    }
+
+    /// The queue's order: the most severe first, then the oldest.
+    pub fn queue_key(&self) -> (u8, u64) {
+        (severity::rank(&self.cause), self.id)
+    }
+
+    /// When it left the queue (acknowledged alerts: when first seen).
+    fn closed_ms(&self) -> u64 {
+        self.resolved.map_or(self.first_seen_ms, |r| r.at_ms)
+    }
+}
+
+/// Open alerts first (by severity, then age), then the closed ones, the
+/// newest first.
+fn queue_order(a: &HallAlert, b: &HallAlert) -> std::cmp::Ordering {
+    b.is_open().cmp(&a.is_open()).then_with(|| {
+        if a.is_open() {
+            a.queue_key().cmp(&b.queue_key())
+        } else {
+            b.id.cmp(&a.id)
+        }
+    })
 }
 
 impl HallAlert {
@@ -142,10 +193,16 @@ impl HallAlert {
                 json!({"type": "bad_messages", "rejected": rejected, "reason": reason, "message": message}),
             ),
         };
+        let rank = severity::rank(&self.cause);
         json!({
             "id": self.id,
             "board": self.board,
             "type": self.kind(),
+            "severity": rank,
+            "severity_label": severity::label(rank),
+            "open": self.is_open(),
+            "resolved_ms": self.resolved.map(|r| r.at_ms),
+            "resolved_by": self.resolved.map(|r| r.by),
             "game": game,
             "seq": seq,
             "event": event,
@@ -379,8 +436,20 @@ impl Board {
         }
     }
 
-    /// Marks each event alert active while the board's view still holds it.
-    fn refresh_active(&mut self) {
+    /// The game and the last seq the board's view has taken in (`None`:
+    /// no view yet).
+    fn view_through(&self) -> Option<(Option<u64>, i64)> {
+        if self.events_are_current() {
+            let log = self.log.as_ref()?;
+            Some((Some(log.game), log.through.map_or(-1, |t| t as i64)))
+        } else {
+            self.state.as_ref().map(|s| (s.game, s.seq))
+        }
+    }
+
+    /// Marks each event alert active while the board's view still holds it,
+    /// and files as resolved the alerts the board resolved by itself.
+    fn refresh_active(&mut self, now_ms: u64) {
         if self.alerts.is_empty() {
             return;
         }
@@ -407,11 +476,57 @@ impl Board {
             HashSet::new()
         };
         let offline = self.status == Status::Offline;
+        let through = self.view_through();
+        // Newer open reports of each kind (a newer `displaced` replaces
+        // the older one on the board).
+        let newest: HashMap<&'static str, u64> =
+            self.alerts.iter().fold(HashMap::new(), |mut m, a| {
+                let e = m.entry(a.kind()).or_insert(a.id);
+                *e = (*e).max(a.id);
+                m
+            });
+        let mut resolved = Vec::new();
+        for (i, alert) in self.alerts.iter().enumerate() {
+            let AlertCause::Event { game, event } = &alert.cause else {
+                continue;
+            };
+            let shown =
+                pending.contains(&(Some(*game), event.seq)) || pending.contains(&(None, event.seq));
+            // Whether the view has taken the alert's event in: an event
+            // held beyond a gap is not reduced yet and says nothing.
+            let (older_game, taken) = match through {
+                Some((Some(g), _)) if g > *game => (true, true),
+                Some((_, seq)) => (false, seq >= event.seq as i64),
+                None => (false, false),
+            };
+            if shown
+                || !taken
+                || alert.resolved.is_some()
+                || !severity::resolves_itself(&alert.cause)
+            {
+                continue;
+            }
+            let by = match &event.kind {
+                // A journal's outage outlasts its game: only
+                // `storage_restored` ends it.
+                EventKind::StorageFailed { .. } if older_game => continue,
+                EventKind::StorageFailed { .. } => "storage_restored",
+                _ if older_game => "new_game",
+                _ if newest.get(alert.kind()).is_some_and(|n| *n > alert.id) => "superseded",
+                _ => "restored",
+            };
+            resolved.push((i, by));
+        }
+        for (i, by) in resolved {
+            self.alerts[i].resolved = Some(Resolved { at_ms: now_ms, by });
+        }
         for alert in &mut self.alerts {
             alert.active = match &alert.cause {
                 AlertCause::Event { game, event } => {
-                    pending.contains(&(Some(*game), event.seq))
-                        || pending.contains(&(None, event.seq))
+                    let held = pending.contains(&(Some(*game), event.seq))
+                        || pending.contains(&(None, event.seq));
+                    let storage = matches!(event.kind, EventKind::StorageFailed { .. });
+                    held || (storage && alert.resolved.is_none())
                 }
                 AlertCause::Offline => offline && alert.active,
                 AlertCause::BadMessages { .. } => alert.active,
@@ -419,19 +534,103 @@ impl Board {
         }
     }
 
+    /// Files every open `storage_failed` alert of the board as resolved
+    /// (the board said `storage_restored`).
+    fn storage_restored(&mut self, now_ms: u64) {
+        for alert in &mut self.alerts {
+            if let AlertCause::Event { event, .. } = &alert.cause
+                && matches!(event.kind, EventKind::StorageFailed { .. })
+                && alert.resolved.is_none()
+            {
+                alert.resolved = Some(Resolved {
+                    at_ms: now_ms,
+                    by: "storage_restored",
+                });
+                alert.active = false;
+            }
+        }
+    }
+
+    /// The worst open alert (the card's badge).
+    fn worst_open(&self) -> Option<&HallAlert> {
+        self.open_alerts().min_by_key(|a| a.queue_key())
+    }
+
     fn open_alerts(&self) -> impl Iterator<Item = &HallAlert> {
-        self.alerts.iter().filter(|a| !a.acknowledged)
+        self.alerts.iter().filter(|a| a.is_open())
+    }
+
+    /// The fields of the view the dashboard shows, without the move list
+    /// and the history (built for every message: the work stays the same
+    /// however long the game).
+    fn brief_view(&self, now_ms: u64) -> (Map<String, Value>, &'static str) {
+        let name = |key: &str| {
+            self.state
+                .as_ref()
+                .and_then(|s| s.json.get(key))
+                .cloned()
+                .unwrap_or_else(|| json!("?"))
+        };
+        let mut out = Map::new();
+        if self.events_are_current() {
+            let log = self.log.as_ref().expect("checked");
+            let r = &log.reduced;
+            out.insert("seq".into(), json!(r.last_seq().map_or(-1, |s| s as i64)));
+            out.insert("fen".into(), json!(r.fen()));
+            out.insert("white".into(), name("white"));
+            out.insert("black".into(), name("black"));
+            out.insert("plies".into(), json!(r.moves().len()));
+            out.insert("last_move".into(), json!(r.moves().last()));
+            let mut clock = json!(r.clock());
+            if let (Some(offset), Some(c)) = (log.wall_offset, r.clock()) {
+                clock["at_ms"] = json!(c.t_ms as i64 + offset);
+            }
+            out.insert("clock".into(), clock);
+            out.insert("result".into(), json!(r.result()));
+            out.insert("alerts".into(), json!(r.alerts().collect::<Vec<_>>()));
+            (out, "events")
+        } else if self.state.is_some() {
+            // The retained state is small next to a game's events; its
+            // view is built as the full one is.
+            let (view, source) = self.view(now_ms);
+            let get = |key: &str| view.get(key).cloned().unwrap_or(Value::Null);
+            let moves = view.get("moves").and_then(Value::as_array);
+            for key in ["seq", "fen", "white", "black", "clock", "result", "alerts"] {
+                out.insert(key.into(), get(key));
+            }
+            out.insert("plies".into(), json!(moves.map_or(0, Vec::len)));
+            out.insert(
+                "last_move".into(),
+                moves.and_then(|m| m.last()).cloned().unwrap_or(Value::Null),
+            );
+            (out, source)
+        } else {
+            (out, "none")
+        }
     }
 
     fn summary(&self, now_ms: u64, full: bool, rejects: Option<&Rejects>) -> Value {
-        let (view, source) = self.view(now_ms);
+        let (view, source) = if full {
+            let (view, source) = self.view(now_ms);
+            (view.as_object().cloned().unwrap_or_default(), source)
+        } else {
+            self.brief_view(now_ms)
+        };
         let get = |key: &str| view.get(key).cloned().unwrap_or(Value::Null);
-        let moves = view.get("moves").and_then(Value::as_array);
+        let plies = match view.get("moves").and_then(Value::as_array) {
+            Some(moves) => moves.len(),
+            None => view.get("plies").and_then(Value::as_u64).unwrap_or(0) as usize,
+        };
+        let last_move = match view.get("moves").and_then(Value::as_array) {
+            Some(moves) => moves.last().cloned().unwrap_or(Value::Null),
+            None => get("last_move"),
+        };
         let mut alerts: Vec<&HallAlert> = self.alerts.iter().collect();
-        // Open first, newest first; the dashboard gets every open alert
-        // and the last few acknowledged ones.
-        alerts.sort_by(|a, b| a.acknowledged.cmp(&b.acknowledged).then(b.id.cmp(&a.id)));
-        let shown = self.open_alerts().count() + if full { usize::MAX / 2 } else { 3 };
+        // The open ones by severity then age; the dashboard gets every
+        // open alert and the last few closed ones.
+        alerts.sort_by(|a, b| queue_order(a, b));
+        let open = self.open_alerts().count();
+        let shown = open + if full { usize::MAX / 2 } else { 3 };
         let mut value = json!({
             "id": self.id,
             "status": self.status,
@@ -442,12 +641,13 @@ impl Board {
             "fen": get("fen"),
             "white": get("white"),
             "black": get("black"),
-            "plies": moves.map_or(0, Vec::len),
-            "last_move": moves.and_then(|m| m.last()).cloned(),
+            "plies": plies,
+            "last_move": last_move,
             "clock": get("clock"),
             "result": get("result"),
             "pending": get("alerts"),
-            "open_alerts": self.open_alerts().count(),
+            "open_alerts": open,
+            "worst": self.worst_open().map(HallAlert::to_json),
             "alerts": alerts.iter().take(shown).map(|a| a.to_json()).collect::<Vec<_>>(),
             "stats": self.stats,
             "gap": self.log.as_ref().is_some_and(Log::has_gap),
@@ -575,7 +775,7 @@ impl Registry {
                 alert = Some(cause);
             } else if let Some(b) = self.boards.get_mut(board) {
                 // The open alert tells the latest.
-                for a in b.alerts.iter_mut().filter(|a| !a.acknowledged) {
+                for a in b.alerts.iter_mut().filter(|a| a.is_open()) {
                     if let AlertCause::BadMessages { .. } = a.cause {
                         a.cause = cause.clone();
                         a.active = true;
@@ -672,7 +872,7 @@ impl Registry {
                     .is_none_or(|last| now_ms.saturating_sub(last.at_ms) >= BAD_MESSAGES_QUIET_MS);
                 let b = self.board(&board, now_ms);
                 b.last_seen_ms = now_ms;
-                b.refresh_active();
+                b.refresh_active(now_ms);
                 if quiet {
                     for a in &mut b.alerts {
                         if let AlertCause::BadMessages { .. } = a.cause {
@@ -707,7 +907,7 @@ impl Registry {
         self.next_alert += 1;
         let b = self.board(board, now_ms);
         if b.alerts.len() >= ALERTS_KEPT {
-            let drop = b.alerts.iter().position(|a| a.acknowledged).unwrap_or(0);
+            let drop = b.alerts.iter().position(|a| !a.is_open()).unwrap_or(0);
             b.alerts.remove(drop);
         }
         b.alerts.push(HallAlert {
@@ -718,6 +918,7 @@ impl Registry {
             board_wall_ms,
             acknowledged,
             active: true,
+            resolved: None,
         });
     }
 
@@ -840,6 +1041,7 @@ impl Registry {
             return Ok(received);
         }
         self.delivery.accepted(latency);
+        let restores_storage = matches!(event.kind, EventKind::StorageRestored { .. });
         let is_alert = event.kind.is_alert();
         let alert_event = is_alert.then(|| event.clone());
         log.events.insert(seq, Held { wall_ms, event });
@@ -867,6 +1069,9 @@ impl Registry {
             }
         } else {
             log.asked = None;
+        }
+        if restores_storage {
+            b.storage_restored(now_ms);
         }
         if let Some(event) = alert_event
             && b.raised.insert((game, seq))
@@ -982,10 +1187,19 @@ impl Registry {
                 self.raise(board, AlertCause::Offline, None, now_ms);
                 received.alert = true;
             }
-            (_, _) => {
+            (_, now) => {
                 for alert in &mut self.board(board, now_ms).alerts {
                     if alert.cause == AlertCause::Offline {
                         alert.active = false;
+                        // Back online: the board resolved it. A status
+                        // cleared (the board taken away) waits for the
+                        // arbiter.
+                        if now == Status::Online && alert.resolved.is_none() {
+                            alert.resolved = Some(Resolved {
+                                at_ms: now_ms,
+                                by: "online",
+                            });
+                        }
                     }
                 }
             }
@@ -1086,7 +1300,7 @@ impl Registry {
                 self.acknowledged.extend(ack_key(board, &a.cause));
             }
             None => {
-                for a in b.alerts.iter_mut().filter(|a| !a.acknowledged) {
+                for a in b.alerts.iter_mut().filter(|a| a.is_open()) {
                     a.acknowledged = true;
                     count += 1;
                     self.acknowledged.extend(ack_key(board, &a.cause));
@@ -1138,11 +1352,17 @@ impl Registry {
         self.boards.get(id).map(|b| b.status)
     }
 
-    /// Every alert of every board, open first, then newest first.
+    /// Every alert of every board: the open ones by severity then age
+    /// (the arbiter's queue), then the closed ones, the newest first.
     pub fn alerts(&self) -> Vec<&HallAlert> {
         let mut all: Vec<&HallAlert> = self.boards.values().flat_map(|b| &b.alerts).collect();
-        all.sort_by(|a, b| a.acknowledged.cmp(&b.acknowledged).then(b.id.cmp(&a.id)));
+        all.sort_by(|a, b| queue_order(a, b));
         all
+    }
+
+    /// How many alerts wait for the arbiter.
+    pub fn open_count(&self) -> usize {
+        self.boards.values().map(|b| b.open_alerts().count()).sum()
     }
 
     /// One board: its summary with the move list, history and every alert.
@@ -1163,29 +1383,37 @@ impl Registry {
         )
     }
 
-    /// Every board for the dashboard: boards with open alerts first (the
-    /// oldest open alert first), then the others in natural order; the
-    /// open alerts of the hall; the bad payloads.
+    /// Every board for the dashboard: boards by their worst open alert
+    /// (severity, then age), then the others in natural order; the
+    /// arbiter's queue (open alerts by severity, then age); the last
+    /// [`CLOSED_SHOWN`] alerts closed (resolved by their board or
+    /// acknowledged), the newest first; the bad payloads.
     pub fn hall_json(&self, now_ms: u64) -> Value {
-        let mut boards: Vec<&Board> = self.boards.values().collect();
-        let oldest_open = |b: &Board| b.open_alerts().map(|a| a.id).min();
-        boards.sort_by(|a, b| match (oldest_open(a), oldest_open(b)) {
-            (Some(x), Some(y)) => x.cmp(&y),
+        let mut boards: Vec<(&Board, Option<(u8, u64)>)> = self
+            .boards
+            .values()
+            .map(|b| (b, b.worst_open().map(HallAlert::queue_key)))
+            .collect();
+        boards.sort_by(|(a, x), (b, y)| match (x, y) {
+            (Some(x), Some(y)) => x.cmp(y),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
             (None, None) => natural_cmp(&a.id, &b.id),
         });
-        let open: Vec<Value> = self
-            .alerts()
-            .into_iter()
-            .filter(|a| !a.acknowledged)
-            .map(HallAlert::to_json)
+        let all = self.alerts();
+        let open: Vec<Value> = all
+            .iter()
+            .filter(|a| a.is_open())
+            .map(|a| a.to_json())
             .collect();
+        let mut closed: Vec<&&HallAlert> = all.iter().filter(|a| !a.is_open()).collect();
+        closed.sort_by_key(|a| std::cmp::Reverse((a.closed_ms(), a.id)));
         json!({
             "hall": self.hall,
             "now_ms": now_ms,
-            "boards": boards.iter().map(|b| b.summary(now_ms, false, self.rejects.get(&b.id))).collect::<Vec<_>>(),
+            "boards": boards.iter().map(|(b, _)| b.summary(now_ms, false, self.rejects.get(&b.id))).collect::<Vec<_>>(),
             "alerts": open,
+            "closed": closed.iter().take(CLOSED_SHOWN).map(|a| a.to_json()).collect::<Vec<_>>(),
             "faults": self.faults,
             "fault_count": self.fault_count,
         })
@@ -1362,33 +1590,204 @@ mod tests {
         assert!(r.due_replays(1_000_000).is_empty());
     }
 
+    fn completed_illegal() -> EventKind {
+        EventKind::IllegalMove {
+            side: Side::White,
+            completed: true,
+            from: Some(Square::E2),
+            to: Some(Square::E5),
+            count: 1,
+            article: Some("7.4".into()),
+        }
+    }
+
+    fn displaced(square: Square) -> EventKind {
+        EventKind::Displaced {
+            squares: vec![square],
+            expected_fen: START_FEN.into(),
+            candidates: vec![],
+        }
+    }
+
+    fn restored() -> EventKind {
+        EventKind::Restored {
+            fen: START_FEN.into(),
+        }
+    }
+
+    fn open_kinds(r: &Registry) -> Vec<(String, String)> {
+        r.hall_json(0)["alerts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["board"].as_str().unwrap().to_owned(),
+                    a["type"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    }
+
     #[test]
-    fn alerts_are_raised_once_stay_open_until_acknowledged() {
+    fn the_queue_is_ordered_by_severity_then_age() {
         let mut r = Registry::new(HALL);
-        send(&mut r, "b1", 1, ev(0, started()), 100);
-        let got = send(&mut r, "b1", 1, ev(1, illegal()), 200);
-        assert!(got.alert);
-        assert!(!send(&mut r, "b1", 1, ev(1, illegal()), 300).alert);
-        let alerts = r.alerts();
-        assert_eq!(alerts.len(), 1);
-        assert_eq!(alerts[0].kind(), "illegal_move");
-        assert_eq!(alerts[0].first_seen_ms, 200);
-        assert!(alerts[0].active);
-        // The board restores the position: no longer active, still open.
+        for b in ["b1", "b2", "b3"] {
+            r.receive(&topic(b, Channel::Status), b"online", 10);
+            send(&mut r, b, 1, ev(0, started()), 20);
+        }
+        // The oldest: a displaced piece on b1, then b2 offline, then a
+        // completed illegal move on b3, then another displaced on b2.
+        send(&mut r, "b1", 1, ev(1, displaced(Square::H7)), 100);
+        r.receive(&topic("b2", Channel::Status), b"offline", 200);
+        send(&mut r, "b3", 1, ev(1, completed_illegal()), 300);
+        send(&mut r, "b3", 1, ev(2, displaced(Square::A2)), 400);
+        assert_eq!(
+            open_kinds(&r),
+            [
+                ("b3".into(), "illegal_move".into()),
+                ("b2".into(), "offline".into()),
+                ("b1".into(), "displaced".into()),
+                ("b3".into(), "displaced".into()),
+            ]
+        );
+        let hall = r.hall_json(0);
+        assert_eq!(hall["alerts"][0]["severity"], 0);
+        assert_eq!(hall["alerts"][0]["severity_label"], "illegal move");
+        // Boards by their worst open alert.
+        let order: Vec<&str> = hall["boards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(order, ["b3", "b2", "b1"]);
+        // A card's badge is its worst open alert, not its newest.
+        let b3 = r.summary_json("b3", 0).unwrap();
+        assert_eq!(b3["worst"]["type"], "illegal_move");
+        assert_eq!(b3["alerts"][0]["type"], "illegal_move");
+        assert_eq!(b3["open_alerts"], 2);
+    }
+
+    #[test]
+    fn alerts_the_board_resolves_are_filed_as_resolved_without_an_ack() {
+        let mut r = Registry::new(HALL);
+        r.receive(&topic("b1", Channel::Status), b"online", 10);
+        send(&mut r, "b1", 1, ev(0, started()), 20);
+        send(&mut r, "b1", 1, ev(1, displaced(Square::H7)), 100);
+        // A newer report of the same pieces replaces the first.
+        send(&mut r, "b1", 1, ev(2, displaced(Square::G7)), 150);
+        assert_eq!(r.open_count(), 1);
+        let first = r.alerts().into_iter().find(|a| !a.is_open()).unwrap();
+        assert_eq!(first.resolved.unwrap().by, "superseded");
+        // The players put the piece back: no ruling, no acknowledgement.
+        send(&mut r, "b1", 1, ev(3, restored()), 200);
+        assert_eq!(r.open_count(), 0);
+        let hall = r.hall_json(300);
+        assert_eq!(hall["alerts"], json!([]));
+        let closed = &hall["closed"][0];
+        assert_eq!(closed["type"], "displaced");
+        assert_eq!(closed["resolved_by"], "restored");
+        assert_eq!(closed["resolved_ms"], 200);
+        assert_eq!(closed["acknowledged"], false);
+        assert_eq!(closed["open"], false);
+        // An illegal move corrected before the clock press resolves too;
+        // a completed one waits for the arbiter, restored or not.
+        send(&mut r, "b1", 1, ev(4, illegal()), 400);
+        send(&mut r, "b1", 1, ev(5, restored()), 450);
+        assert_eq!(r.open_count(), 0);
+        send(&mut r, "b1", 1, ev(6, completed_illegal()), 500);
+        send(&mut r, "b1", 1, ev(7, restored()), 550);
+        assert_eq!(open_kinds(&r), [("b1".into(), "illegal_move".into())]);
+        // Offline, then back online: resolved by the board.
+        r.receive(&topic("b1", Channel::Status), b"offline", 600);
+        assert_eq!(r.open_count(), 2);
+        r.receive(&topic("b1", Channel::Status), b"online", 700);
+        assert_eq!(r.open_count(), 1);
+        let offline = r
+            .alerts()
+            .into_iter()
+            .find(|a| a.kind() == "offline")
+            .unwrap();
+        assert_eq!(
+            offline.resolved,
+            Some(Resolved {
+                at_ms: 700,
+                by: "online"
+            })
+        );
+        // A journal that cannot save, until it saves again.
         send(
             &mut r,
             "b1",
             1,
             ev(
-                2,
-                EventKind::Restored {
-                    fen: START_FEN.into(),
+                8,
+                EventKind::StorageFailed {
+                    error: "No space left on device".into(),
+                    from_seq: Some(8),
                 },
             ),
-            400,
+            800,
         );
+        assert_eq!(r.open_count(), 2);
+        send(
+            &mut r,
+            "b1",
+            1,
+            ev(
+                9,
+                EventKind::StorageRestored {
+                    committed: 2,
+                    lost: 0,
+                },
+            ),
+            900,
+        );
+        assert_eq!(open_kinds(&r), [("b1".into(), "illegal_move".into())]);
+        let storage = r
+            .alerts()
+            .into_iter()
+            .find(|a| a.kind() == "storage_failed")
+            .unwrap();
+        assert_eq!(storage.resolved.unwrap().by, "storage_restored");
+        // Acknowledging the board acknowledges only what is open.
+        assert_eq!(r.acknowledge("b1", None), Ok(1));
+        assert_eq!(r.open_count(), 0);
+    }
+
+    #[test]
+    fn an_alert_held_beyond_a_gap_is_not_resolved_before_it_is_reduced() {
+        let mut r = Registry::new(HALL);
+        send(&mut r, "b1", 1, ev(0, started()), 20);
+        // seq 1 lost: the displaced (2) is held, not reduced yet.
+        send(&mut r, "b1", 1, ev(2, displaced(Square::H7)), 100);
+        send(&mut r, "b1", 1, ev(3, lifted()), 110);
+        assert_eq!(r.open_count(), 1);
+        assert!(r.alerts()[0].resolved.is_none());
+        // The gap filled: reduced, still shown, still open.
+        send(&mut r, "b1", 1, ev(1, lifted()), 200);
+        assert_eq!(r.open_count(), 1);
+        assert!(r.alerts()[0].active);
+    }
+
+    #[test]
+    fn alerts_are_raised_once_stay_open_until_acknowledged() {
+        let mut r = Registry::new(HALL);
+        send(&mut r, "b1", 1, ev(0, started()), 100);
+        let got = send(&mut r, "b1", 1, ev(1, completed_illegal()), 200);
+        assert!(got.alert);
+        assert!(!send(&mut r, "b1", 1, ev(1, completed_illegal()), 300).alert);
         let alerts = r.alerts();
-        assert!(!alerts[0].active && !alerts[0].acknowledged);
+        assert_eq!(alerts.len(), 1);
+        assert_eq!(alerts[0].kind(), "illegal_move");
+        assert_eq!(alerts[0].first_seen_ms, 200);
+        assert!(alerts[0].active);
+        // The board restores the position: a completed illegal move is
+        // still the arbiter's (Article 7.4), open until acknowledged.
+        send(&mut r, "b1", 1, ev(2, restored()), 400);
+        let alerts = r.alerts();
+        assert!(alerts[0].is_open() && !alerts[0].acknowledged);
         let id = alerts[0].id;
         assert_eq!(
             r.acknowledge("b1", Some(99)),
@@ -1430,7 +1829,9 @@ mod tests {
         assert_eq!(hall["alerts"][0]["type"], "offline");
         assert_eq!(hall["alerts"][0]["active"], true);
         r.receive(&topic("b10", Channel::Status), b"online", 20);
-        assert_eq!(r.hall_json(21)["alerts"][0]["active"], false);
+        assert_eq!(r.hall_json(21)["alerts"], json!([]));
+        assert_eq!(r.hall_json(21)["closed"][0]["active"], false);
+        assert_eq!(r.hall_json(21)["closed"][0]["resolved_by"], "online");
     }
 
     #[test]

@@ -288,3 +288,110 @@ impl Drop for FakeBoard {
         }
     }
 }
+
+/// A private Mosquitto with the example ACL, the hall user and one
+/// `feeder` user that may publish as any board (a stand-in for many
+/// boards in one client, for load tests: one connection instead of one
+/// per board).
+pub fn broker_with_feeder(dir: &std::path::Path) -> Mosquitto {
+    let example = include_str!("../../systemd/mosquitto/touchmove.acl");
+    let acl = dir.join("touchmove-feeder.acl");
+    std::fs::write(
+        &acl,
+        format!("{example}\nuser feeder\ntopic write touchmove/v1/#\n"),
+    )
+    .unwrap();
+    Mosquitto::start(&BrokerSetup {
+        users: vec![
+            ("hall".into(), HALL_PASSWORD.into()),
+            ("feeder".into(), "feeder-secret".into()),
+        ],
+        acl: Some(acl),
+    })
+    .expect("mosquitto starts")
+}
+
+/// One client publishing for many boards (see [`broker_with_feeder`]).
+pub struct Feeder {
+    pub hall: String,
+    client: Client,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Feeder {
+    pub fn connect(broker: &Mosquitto, hall: &str) -> Feeder {
+        let mut options = MqttOptions::new("feeder", "127.0.0.1", broker.port());
+        options.set_credentials("feeder", "feeder-secret");
+        options.set_keep_alive(Duration::from_secs(30));
+        options.set_inflight(1000);
+        let (client, mut connection) = Client::new(options, 200_000);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (up_tx, up_rx) = std::sync::mpsc::channel();
+        let thread = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    match connection.recv_timeout(Duration::from_millis(50)) {
+                        Ok(Ok(rumqttc::Event::Incoming(Packet::ConnAck(_)))) => {
+                            let _ = up_tx.send(());
+                        }
+                        // The end of the run (or a broken link, which the
+                        // test then sees as messages the hall never got).
+                        Ok(Err(e)) => {
+                            if !stop.load(Ordering::Relaxed) {
+                                eprintln!("feeder connection: {e}");
+                            }
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            })
+        };
+        up_rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the feeder connected");
+        Feeder {
+            hall: hall.to_owned(),
+            client,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Publishes `payload` on `board`'s `channel` (retained as the contract says).
+    pub fn publish(&self, board: &str, channel: Channel, payload: String) {
+        let topics = BoardTopics::new(&self.hall, board).unwrap();
+        self.client
+            .try_publish(
+                topics.topic(channel),
+                QoS::AtLeastOnce,
+                channel.retained(),
+                payload,
+            )
+            .unwrap();
+    }
+
+    /// Publishes one event of `board`'s game `game_no`; returns its wall_ms.
+    pub fn event(&self, board: &str, game_no: u64, event: &Event) -> u64 {
+        let wall_ms = wall_ms_now();
+        let m = EventMessage {
+            game: game_no,
+            wall_ms,
+            event: event.clone(),
+        };
+        self.publish(board, Channel::Events, m.to_json());
+        wall_ms
+    }
+}
+
+impl Drop for Feeder {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.client.disconnect();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -16,14 +16,16 @@ use crate::sensors::trace::Trace;
 use crate::session::Session;
 
 /// Plays `trace` through `session` from `origin`, `speed` times faster than
-/// real time, publishing each step's events to `feed`. Returns how many
-/// events it published.
+/// real time, publishing each step's events to `feed`, until the trace
+/// ends or `until` (a run at real-time speed may stop before its games
+/// do). Returns how many events it published.
 pub async fn play(
     mut session: Session,
     trace: &Trace,
     feed: Arc<Feed>,
     origin: Instant,
     speed: f64,
+    until: Option<Instant>,
 ) -> anyhow::Result<u64> {
     let at = |t: Millis| origin + Duration::from_secs_f64(t as f64 / speed / 1000.0);
     let mut out: Vec<Event> = Vec::new();
@@ -43,6 +45,9 @@ pub async fn play(
             (Some(r), None) => r,
             (None, Some(d)) => d,
         };
+        if until.is_some_and(|u| at(t) > u) {
+            break;
+        }
         tokio::time::sleep_until(at(t)).await;
         if next_record == Some(t) {
             let (i, record) = records.next().expect("peeked");

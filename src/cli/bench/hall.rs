@@ -7,8 +7,14 @@
 //! Before the run each game is replayed offline (`replay --events`) for
 //! the events the hall must end with. Reports the messages per second the
 //! hall took, the board-to-hall latency of events (p50/p99, the hall's
-//! histogram), and every event lost or counted twice (both must be 0:
-//! the command fails otherwise).
+//! histogram), the CPU time of the hall and the broker and their share of
+//! one core over the run, and every event lost or counted twice (both
+//! must be 0: the command fails otherwise).
+//!
+//! `--speed 1` plays at the hands' real pace (a tournament's load, not
+//! the most the hall can take); whole games then last hours, so
+//! `--seconds N` stops the boards after N seconds and the hall must hold
+//! exactly what each board published by then.
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -57,6 +63,11 @@ pub struct HallBench {
     /// Plays at most this many plies of each game (0: whole games).
     #[arg(long, default_value_t = 0)]
     pub max_plies: usize,
+    /// Stops the games after this many seconds of play (for `--speed 1`,
+    /// where whole games last hours): the hall must then hold what each
+    /// board published so far.
+    #[arg(long)]
+    pub seconds: Option<f64>,
     /// Seed of the synthesized hands.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -108,6 +119,11 @@ pub struct Report {
     /// CPU time of the hall and the broker during the run.
     pub hall_cpu_seconds: f64,
     pub broker_cpu_seconds: f64,
+    /// The hall's CPU time over the run's wall time: its share of one core.
+    pub hall_cpu_share: f64,
+    pub broker_cpu_share: f64,
+    /// Whether the games were stopped by `--seconds` before they ended.
+    pub stopped_early: bool,
 }
 
 pub fn run(args: HallBench) -> anyhow::Result<()> {
@@ -116,6 +132,11 @@ pub fn run(args: HallBench) -> anyhow::Result<()> {
     }
     if !(args.speed > 0.0 && args.speed <= 1000.0) {
         bail!("--speed {}: must be above 0 and at most 1000", args.speed);
+    }
+    if let Some(s) = args.seconds
+        && !(s > 0.0 && s <= 86_400.0)
+    {
+        bail!("--seconds {s}: must be above 0 and at most 86400");
     }
     let games = load_games(&args.pgn)?;
     eprintln!(
@@ -268,6 +289,7 @@ async fn measure(
     let cpu_before = (cpu_seconds(Some(hall.pid())), cpu_seconds(broker.pid()));
 
     let origin = Instant::now() + Duration::from_millis(500);
+    let until = args.seconds.map(|s| origin + Duration::from_secs_f64(s));
     // The sessions stay on this thread (a session is not `Send`); the
     // publishers run on the runtime's workers.
     let local = tokio::task::LocalSet::new();
@@ -281,36 +303,50 @@ async fn measure(
                 let feed = Arc::clone(feed);
                 let speed = args.speed;
                 tasks.push(tokio::task::spawn_local(async move {
-                    super::board::play(session, &trace, feed, origin, speed).await
+                    super::board::play(session, &trace, feed, origin, speed, until).await
                 }));
             }
-            let mut published = 0;
+            let mut published = Vec::with_capacity(boards.len());
             for (task, b) in tasks.into_iter().zip(&boards) {
-                published += task
-                    .await
-                    .context("a board's task failed")?
-                    .with_context(|| format!("board {}", b.id))?;
+                published.push(
+                    task.await
+                        .context("a board's task failed")?
+                        .with_context(|| format!("board {}", b.id))?,
+                );
             }
             anyhow::Ok(published)
         })
         .await?;
+    // The boards think until the end of the run even when their next
+    // event would have come after it.
+    if let Some(until) = until {
+        tokio::time::sleep_until(until).await;
+    }
+    // Stopped early: what each board published is what the hall must hold.
+    let stopped_early = boards.iter().zip(&published).any(|(b, p)| *p < b.expected);
+    let wanted: Vec<u64> = if args.seconds.is_some() {
+        published.clone()
+    } else {
+        boards.iter().map(|b| b.expected).collect()
+    };
+    let published: u64 = published.iter().sum();
     eprintln!(
         "all boards done after {:.1} s; waiting for the hall",
         origin.elapsed().as_secs_f64()
     );
 
     // The hall catches up (every expected event), or 60 s pass.
-    let expected: u64 = boards.iter().map(|b| b.expected).sum();
+    let expected: u64 = wanted.iter().sum();
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut counts;
     let mut done_at;
     loop {
         counts = hall.board_counts().await?;
         done_at = Instant::now();
-        let complete = boards.iter().all(|b| {
+        let complete = boards.iter().zip(&wanted).all(|(b, want)| {
             counts
                 .get(&b.id)
-                .is_some_and(|(events, _)| *events >= b.expected)
+                .is_some_and(|(events, _)| *events >= *want)
         });
         if complete || Instant::now() > deadline {
             break;
@@ -324,12 +360,12 @@ async fn measure(
     let mut twice = 0;
     let mut dropped = 0;
     let mut received = 0;
-    for b in &boards {
+    for (b, want) in boards.iter().zip(&wanted) {
         let (events, duplicates) = counts.get(&b.id).copied().unwrap_or((0, 0));
         received += events;
         dropped += duplicates;
-        lost += b.expected.saturating_sub(events);
-        twice += events.saturating_sub(b.expected);
+        lost += want.saturating_sub(events);
+        twice += events.saturating_sub(*want);
     }
     let seconds = done_at.duration_since(origin).as_secs_f64();
     let messages = delivery["messages"].as_u64().unwrap_or(0);
@@ -366,6 +402,9 @@ async fn measure(
         latency_max_ms: delivery["latency_max_ms"].as_i64(),
         hall_cpu_seconds: cpu_after.0 - cpu_before.0,
         broker_cpu_seconds: cpu_after.1 - cpu_before.1,
+        hall_cpu_share: (cpu_after.0 - cpu_before.0) / seconds,
+        broker_cpu_share: (cpu_after.1 - cpu_before.1) / seconds,
+        stopped_early,
     })
 }
 
@@ -398,9 +437,15 @@ fn print_report(r: &Report) {
             .map_or("-".to_owned(), |v| format!("{v} ms"))
     );
     println!(
-        "CPU                     hall {:.1} s, broker {:.1} s",
-        r.hall_cpu_seconds, r.broker_cpu_seconds
+        "CPU                     hall {:.1} s ({:.1} % of a core), broker {:.1} s ({:.1} %)",
+        r.hall_cpu_seconds,
+        r.hall_cpu_share * 100.0,
+        r.broker_cpu_seconds,
+        r.broker_cpu_share * 100.0
     );
+    if r.stopped_early {
+        println!("                        games stopped by --seconds before their end");
+    }
 }
 
 /// The `touchmove hall` child process.

@@ -1,14 +1,20 @@
-// One board's full view: the board, move list, clocks, the arbiter's alerts
-// (acknowledge each), the board's pending alerts and alert history, and a
-// replay request.
+// One board's full view: the board (with the worst open alert's squares
+// marked and an illegal move drawn as an arrow from its square to its
+// square), move list, clocks, the arbiter's alerts in plain words
+// (acknowledge each; the ones the board resolved say so), the board's
+// history in plain words, and a replay request.
 
 import { Chessground } from '@lichess-org/chessground';
 import type { Api } from '@lichess-org/chessground/api';
 import type { Key } from '@lichess-org/chessground/types';
+import type { DrawShape } from '@lichess-org/chessground/draw';
 import {
   alertDetail,
-  alertTitle,
+  alertHeadline,
+  alertSquares,
+  closedText,
   control,
+  historyText,
   el,
   formatClock,
   remaining,
@@ -17,8 +23,14 @@ import {
 } from './common';
 import type { BoardSummary } from './types';
 
+/** Game time as m:ss (h:mm:ss past the hour). */
+function gameTime(t: unknown): string {
+  return typeof t === 'number' ? formatClock(t) : '';
+}
+
 export class BoardPage {
   readonly cg: Api;
+  private readonly boardEl: HTMLElement;
   private board: BoardSummary | null = null;
   private readonly title: HTMLElement;
   private readonly status: HTMLElement;
@@ -36,7 +48,7 @@ export class BoardPage {
     readonly id: string,
     private readonly base: URL,
   ) {
-    this.title = el('span', { class: 'h-title', 'data-testid': 'players' }, id);
+    this.title = el('h1', { class: 'h-title', 'data-testid': 'players' }, id);
     this.status = el('span', { class: 'h-status' });
     this.conn = el('span', { class: 'h-conn', 'data-testid': 'connection', 'data-status': 'connecting' }, 'connecting');
     const back = el('a', { href: '../', class: 'h-back' }, '← hall');
@@ -59,11 +71,12 @@ export class BoardPage {
       this.alerts,
       el('h2', {}, 'Moves'),
       this.moves,
-      el('h2', {}, 'Board history'),
+      el('h2', {}, 'What happened on the board'),
       this.history,
+      el('h2', {}, 'Connection'),
       this.stats,
     );
-    mount.append(el('div', { class: 'h-app h-boardpage' }, header, el('div', { class: 'h-boardbody' }, boardCol, side)));
+    mount.append(el('div', { class: 'h-app h-boardpage' }, header, el('main', { class: 'h-boardbody' }, boardCol, side)));
     this.cg = Chessground(cgEl, {
       viewOnly: true,
       coordinates: true,
@@ -71,6 +84,9 @@ export class BoardPage {
       highlight: { lastMove: true, check: true },
       drawable: { enabled: false, visible: true },
     });
+    cgEl.setAttribute('role', 'img');
+    cgEl.setAttribute('aria-label', `Board ${id}`);
+    this.boardEl = cgEl;
   }
 
   update(nowMs: number, b: BoardSummary | null): void {
@@ -82,12 +98,33 @@ export class BoardPage {
     }
     this.board = b;
     document.title = `${b.id}: ${b.white ?? '?'} – ${b.black ?? '?'}`;
-    this.title.textContent = `${b.id}: ${b.white ?? '?'} – ${b.black ?? '?'}${b.result ? `  ${b.result.result}` : ''}`;
+    this.title.textContent = `${b.id}: ${b.white ?? '?'} – ${b.black ?? '?'}${b.result ? `  ${b.result.result} (${b.result.reason.replace(/_/g, ' ')})` : ''}`;
     this.status.textContent = b.status;
     this.status.className = `h-status ${b.status}`;
     const uci = b.last_move?.uci;
+    // The worst open alert's squares, and an illegal move as an arrow.
+    const worst = b.worst;
+    const marks = alertSquares(worst);
+    const shapes: DrawShape[] =
+      marks.from && marks.to
+        ? [{ orig: marks.from as Key, dest: marks.to as Key, brush: 'red' }]
+        : marks.squares.map(s => ({ orig: s as Key, brush: 'red' }));
     if (b.fen)
-      this.cg.set({ fen: b.fen, lastMove: uci ? [uci.slice(0, 2) as Key, uci.slice(2, 4) as Key] : undefined });
+      this.cg.set({
+        fen: b.fen,
+        lastMove: uci ? [uci.slice(0, 2) as Key, uci.slice(2, 4) as Key] : undefined,
+        highlight: { custom: new Map(marks.squares.map(s => [s as Key, 'h-mark'])) },
+      });
+    this.cg.setAutoShapes(shapes);
+    const wrap = this.boardEl;
+    wrap.setAttribute(
+      'aria-label',
+      `Board ${b.id}${b.last_move ? `, last move ${b.last_move.san}` : ''}${
+        worst ? `; ${alertHeadline(worst)}${marks.squares.length ? ` on ${marks.squares.join(', ')}` : ''}` : ''
+      }`,
+    );
+    wrap.dataset.marks = marks.squares.join(' ');
+    wrap.dataset.arrow = marks.from && marks.to ? `${marks.from}${marks.to}` : '';
     this.moves.replaceChildren(
       ...(b.moves ?? []).map(m =>
         el('li', { class: m.side, 'data-ply': String(m.ply), 'data-uci': m.uci }, m.side === 'white' ? `${Math.ceil(m.ply / 2)}. ${m.san}` : m.san),
@@ -100,35 +137,46 @@ export class BoardPage {
             const li = el(
               'li',
               {
-                class: `h-alert ${a.type}${a.acknowledged ? ' acknowledged' : ''}${a.active ? ' active' : ' resolved'}`,
+                class: `h-alert sev${a.severity}${a.acknowledged ? ' acknowledged' : ''}${a.active ? ' active' : ''}${a.open ? '' : ' closed'}`,
                 'data-testid': 'board-alert',
                 'data-id': String(a.id),
                 'data-type': a.type,
+                'data-open': String(a.open),
               },
-              el('span', { class: 'h-alert-title' }, alertTitle(a.type)),
+              el('span', { class: 'h-alert-title' }, alertHeadline(a)),
               el('span', { class: 'h-alert-detail' }, alertDetail(a)),
               el('time', { class: 'h-alert-time' }, timeOfDay(a.first_seen_ms)),
             );
-            if (!a.acknowledged) {
-              const ack = el('button', { type: 'button', class: 'h-ack' }, 'Ack');
+            if (a.open) {
+              const ack = el('button', { type: 'button', class: 'h-ack', 'aria-label': `Ack: ${alertHeadline(a)}` }, 'Ack');
               ack.addEventListener('click', () => void this.acknowledge(a.id));
               li.append(ack);
-            } else li.append(el('span', { class: 'h-acked' }, 'acknowledged'));
+            } else li.append(el('span', { class: 'h-acked' }, closedText(a)));
             return li;
           })
         : [el('li', { class: 'h-none' }, 'No alerts')]),
     );
     this.history.replaceChildren(
       ...(b.history ?? []).map(h =>
-        el('li', { 'data-testid': 'history-row' }, `#${String(h.seq)} ${alertTitle(String(h.type))}`),
+        el(
+          'li',
+          { 'data-testid': 'history-row', 'data-type': String(h.type) },
+          el('time', {}, gameTime(h.t_ms)),
+          ' ',
+          historyText(h),
+        ),
       ),
     );
     const s = b.stats;
+    const missing = b.missing?.length ?? 0;
     this.stats.textContent =
-      `game ${b.game ?? '?'}, seq ${b.seq ?? '?'} (${b.source}); ${s.events} events, ${s.duplicates} duplicates, ` +
-      `${s.gaps} gaps, ${s.replays} replay requests` +
-      (b.missing && b.missing.length ? `; missing ${b.missing.length}` : '') +
-      (s.last_latency_ms !== null ? `; latency ${s.last_latency_ms} ms (max ${s.max_latency_ms})` : '');
+      (b.status === 'offline' ? 'The board is offline. ' : b.status === 'online' ? 'The board is online. ' : '') +
+      (missing || b.gap
+        ? `Part of the record has not arrived yet (${missing || 'some'} message${missing === 1 ? '' : 's'}); the hall asked the board to send it again.`
+        : b.source === 'state'
+          ? 'Shown from the board\'s last summary; the full record is on its way.'
+          : 'The record is complete.') +
+      (s.last_latency_ms !== null ? ` Board to hall: ${s.last_latency_ms} ms.` : '');
     this.tick();
   }
 

@@ -58,10 +58,18 @@ const NAMES: Record<string, string> = {
 };
 
 export function alertTitle(type: string): string {
-  return NAMES[type] ?? type;
+  return NAMES[type] ?? type.replace(/_/g, ' ');
 }
 
-/** One line on what the alert says. */
+/** The alert's own title: a completed illegal move is told from a warning. */
+export function alertHeadline(a: HallAlert): string {
+  if (a.type === 'illegal_move') return a.event?.completed ? 'Illegal move completed' : 'Illegal move (not completed)';
+  return alertTitle(a.type);
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** One line on what the alert says, in plain words. */
 export function alertDetail(a: HallAlert): string {
   const e = a.event as Record<string, unknown> | null;
   if (!e) return a.active ? 'no word from the board' : 'back online';
@@ -71,21 +79,99 @@ export function alertDetail(a: HallAlert): string {
       const from = str('from');
       const to = str('to');
       const art = str('article') || '7.4';
-      const done = e.completed ? `completed (${e.count ?? '?'} so far)` : 'not completed';
-      return `${str('side')} ${from}${from || to ? '→' : ''}${to}, ${done}, art. ${art}`;
+      const where = from || to ? ` ${from || '?'}→${to || '?'}` : '';
+      const done = e.completed
+        ? `clock pressed; illegal move no. ${String(e.count ?? '?')} of ${cap(str('side')) || 'this side'}`
+        : 'not completed yet, the player may still correct it';
+      return `${cap(str('side'))}${where}: ${done} (Article ${art})`;
     }
     case 'touch_move':
-      return `${str('side')} touched ${str('square')}, art. ${str('article')}`;
+      return `${cap(str('side'))} touched the piece on ${str('square')} and did not move it (Article ${str('article')})`;
     case 'displaced':
-      return `squares ${Array.isArray(e.squares) ? (e.squares as string[]).join(' ') : ''}`;
+      return `Wrong squares: ${Array.isArray(e.squares) ? (e.squares as string[]).join(' ') : '?'}`;
     case 'sensor_fault':
-      return `${str('square')}: ${str('kind')}`;
+      return `Square ${str('square')} looks broken (${str('kind')})`;
     case 'storage_failed':
-      return `the board plays on, its record held in memory: ${str('error')}`;
+      return `The board plays on, its record held in memory: ${str('error')}`;
     case 'bad_messages':
-      return `${e.rejected ?? '?'} refused, last: ${str('reason')} (${str('message')})`;
+      return `${String(e.rejected ?? '?')} messages refused; the last: ${str('reason')} (${str('message')})`;
     default:
       return '';
+  }
+}
+
+const RESOLVED: Record<string, string> = {
+  restored: 'the board is right again',
+  superseded: 'replaced by a newer report',
+  new_game: 'a new game began',
+  online: 'the board is back online',
+  storage_restored: 'the journal saves again',
+};
+
+/** How an alert left the queue. */
+export function closedText(a: HallAlert): string {
+  if (a.resolved_by) return `resolved: ${RESOLVED[a.resolved_by] ?? a.resolved_by}`;
+  if (a.acknowledged) return 'acknowledged';
+  return '';
+}
+
+/** The squares an alert is about (drawn on the boards). */
+export function alertSquares(a: HallAlert | null): { squares: string[]; from: string | null; to: string | null } {
+  const e = a?.event as Record<string, unknown> | null | undefined;
+  const none = { squares: [], from: null, to: null };
+  if (!a || !e) return none;
+  const sq = (k: string) => (typeof e[k] === 'string' ? (e[k] as string) : null);
+  switch (a.type) {
+    case 'illegal_move': {
+      const from = sq('from');
+      const to = sq('to');
+      return { squares: [from, to].filter((s): s is string => !!s), from, to };
+    }
+    case 'touch_move':
+    case 'sensor_fault': {
+      const s = sq('square');
+      return { squares: s ? [s] : [], from: null, to: null };
+    }
+    case 'displaced':
+      return { squares: Array.isArray(e.squares) ? (e.squares as string[]) : [], from: null, to: null };
+    default:
+      return none;
+  }
+}
+
+/** A line of the board's history, in plain words (no raw event names). */
+export function historyText(h: Record<string, unknown>): string {
+  const str = (k: string) => (typeof h[k] === 'string' ? (h[k] as string) : '');
+  const moveNo = (ply: unknown) => (typeof ply === 'number' ? Math.ceil(ply / 2) : '?');
+  switch (h.type) {
+    case 'game_started':
+      return 'Game started';
+    case 'illegal_move':
+    case 'touch_move':
+    case 'displaced':
+    case 'sensor_fault':
+    case 'storage_failed': {
+      const a = { type: String(h.type), event: h, active: true } as unknown as HallAlert;
+      return `${alertHeadline(a)}: ${alertDetail(a)}`;
+    }
+    case 'restored':
+      return 'The board matches the game again';
+    case 'takeback':
+      return h.ply === 0 ? 'Moves taken back to the start' : `Moves taken back to move ${moveNo(h.ply)}`;
+    case 'promotion_pending':
+      return `A pawn reached ${str('square')}: waiting for the new piece`;
+    case 'draw_claimable':
+      return `A draw can be claimed (${str('reason') === 'threefold' ? 'threefold repetition, Article 9.2' : 'fifty moves, Article 9.3'})`;
+    case 'game_over':
+      return `Game over: ${str('result')} (${str('reason').replace(/_/g, ' ')})`;
+    case 'arbiter_decision':
+      return str('decision') === 'reinstate'
+        ? `Arbiter ruled: position after move ${moveNo(h.ply)} reinstated${str('article') ? ` (Article ${str('article')})` : ''}`
+        : 'Arbiter ruled: moves the sensors missed accepted';
+    case 'storage_restored':
+      return 'The journal saves again';
+    default:
+      return cap(String(h.type ?? '').replace(/_/g, ' '));
   }
 }
 

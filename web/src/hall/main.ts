@@ -54,12 +54,15 @@ if (isBoard) {
     },
     s => dash.setConnection(s),
   );
-  setInterval(() => dash.tick(), 200);
-  /** Hooks for browser tests. */
+  setInterval(() => dash.tick(), 500);
+  /** Hooks for browser tests and the benchmark. */
   (window as unknown as { __hall: unknown }).__hall = {
     ready: () => dash.ready,
     boards: () => dash.order().map(b => b.id),
     alerts: () => dash.openAlerts(),
+    drawnQueue: () => dash.drawnQueue(),
+    closed: () => dash.closedAlerts(),
     shownAt: (id: number) => dash.shownAt.get(id) ?? null,
+    frameMs: () => dash.frameMs,
   };
 }

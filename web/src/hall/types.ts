@@ -15,6 +15,14 @@ export interface HallAlert {
   acknowledged: boolean;
   /** The board still shows it (or is still offline). */
   active: boolean;
+  /** 0 (a completed illegal move) … 6 (notices): the queue's order. */
+  severity: number;
+  severity_label: string;
+  /** Neither acknowledged nor resolved by the board: in the arbiter's queue. */
+  open: boolean;
+  /** When the board resolved it by itself, and how (`restored`, `superseded`, `new_game`, `online`, `storage_restored`). */
+  resolved_ms: number | null;
+  resolved_by: string | null;
 }
 
 export interface Clock {
@@ -59,6 +67,9 @@ export interface BoardSummary {
   result: { result: string; reason: string } | null;
   pending: Record<string, unknown>[] | null;
   open_alerts: number;
+  /** The worst open alert (severity, then age). */
+  worst: HallAlert | null;
+  /** Open alerts by severity then age, then the last few closed. */
   alerts: HallAlert[];
   stats: Stats;
   gap: boolean;
@@ -80,7 +91,26 @@ export interface HallSnapshot {
   now_ms: number;
   boards: BoardSummary[];
   alerts: HallAlert[];
+  /** The last alerts closed (resolved by the board or acknowledged), newest first. */
+  closed: HallAlert[];
   faults: Fault[];
   fault_count: number;
   connected: boolean;
+}
+
+/** `GET /push.json`: the round's push to a broadcast service. */
+export interface PushStatus {
+  enabled: boolean;
+  rounds?: PushRound[];
+}
+
+export interface PushRound {
+  round: string;
+  boards: string[];
+  last_success_wall_ms: number | null;
+  last_attempt_wall_ms: number | null;
+  last_error: string | null;
+  retry_at_wall_ms: number | null;
+  pushes: number;
+  games: { board: string; white: string; black: string; moves: number | null; error: string | null }[];
 }
