@@ -43,6 +43,9 @@ pub struct GameTags {
     pub round: String,
     pub white: String,
     pub black: String,
+    /// Optional tags the players' display shows (`WhiteTitle`, `WhiteElo`,
+    /// `BlackTitle`, `BlackElo`, `Board`), in that order, where given.
+    pub extra: Vec<(String, String)>,
 }
 
 impl Default for GameTags {
@@ -53,6 +56,7 @@ impl Default for GameTags {
             round: "?".into(),
             white: "?".into(),
             black: "?".into(),
+            extra: Vec::new(),
         }
     }
 }
@@ -211,6 +215,11 @@ struct RawGame {
     round: Option<String>,
     white: Option<String>,
     black: Option<String>,
+    white_title: Option<String>,
+    white_elo: Option<String>,
+    black_title: Option<String>,
+    black_elo: Option<String>,
+    board: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -354,12 +363,14 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
             .map(TagValue::into_string)
             .map_err(|e| key("game", name, e.to_string()))
     };
+    let extra = optional_tags(&raw.game).map_err(fail)?;
     let game = GameTags {
         event: tag(raw.game.event, &defaults.event, "event")?,
         site: tag(raw.game.site, &defaults.site, "site")?,
         round: tag(raw.game.round, &defaults.round, "round")?,
         white: tag(raw.game.white, &defaults.white, "white")?,
         black: tag(raw.game.black, &defaults.black, "black")?,
+        extra,
     };
 
     let bind_text = raw.http.bind.unwrap_or_else(|| DEFAULT_BIND.to_owned());
@@ -594,6 +605,69 @@ pub fn read_token(path: &Path) -> Result<String, String> {
     Ok(token)
 }
 
+/// The optional `[game]` tags, as PGN tags in the order they are written:
+/// a title is a FIDE title (`GM`, `WFM`, ...; letters, at most 3), a rating
+/// a whole number up to 4 digits, a board number digits (and dots, `1.12`).
+fn optional_tags(game: &RawGame) -> Result<Vec<(String, String)>, String> {
+    let title =
+        |v: &str| !v.is_empty() && v.len() <= 3 && v.chars().all(|c| c.is_ascii_uppercase());
+    let elo = |v: &str| !v.is_empty() && v.len() <= 4 && v.chars().all(|c| c.is_ascii_digit());
+    let board = |v: &str| {
+        !v.is_empty() && v.len() <= 16 && v.chars().all(|c| c.is_ascii_digit() || c == '.')
+    };
+    type Check = fn(&str) -> bool;
+    let fields: [(&str, &str, &Option<String>, Check, &str); 5] = [
+        (
+            "white-title",
+            "WhiteTitle",
+            &game.white_title,
+            title,
+            "a FIDE title such as GM or WIM",
+        ),
+        (
+            "white-elo",
+            "WhiteElo",
+            &game.white_elo,
+            elo,
+            "a rating, digits only",
+        ),
+        (
+            "black-title",
+            "BlackTitle",
+            &game.black_title,
+            title,
+            "a FIDE title such as GM or WIM",
+        ),
+        (
+            "black-elo",
+            "BlackElo",
+            &game.black_elo,
+            elo,
+            "a rating, digits only",
+        ),
+        (
+            "board",
+            "Board",
+            &game.board,
+            board,
+            "a board number such as 12 or 1.12",
+        ),
+    ];
+    let mut tags = Vec::new();
+    for (name, tag, value, valid, what) in fields {
+        if let Some(v) = value {
+            if !valid(v) {
+                return Err(format!(
+                    "[game] {name}: {}: not {what}",
+                    crate::game::echo::quoted(v)
+                ));
+            }
+            tags.push((tag.to_owned(), v.clone()));
+        }
+    }
+    Ok(tags)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -641,6 +715,43 @@ mod tests {
         assert_eq!(c.journal.clock_downtime, ClockDowntime::Pause);
         assert!(c.time_control.is_some());
         assert!(!c.stop_clocks_on_alert, "off unless asked for");
+    }
+
+    #[test]
+    fn titles_ratings_and_the_board_number_become_tags() {
+        let d = dir();
+        let base = "[board]\nprofile = \"board.toml\"\n[game]\n";
+        let text = format!(
+            "{base}white = \"Carlsen, Magnus\"\nwhite-title = \"GM\"\nwhite-elo = \"2830\"\n\
+             black-elo = \"2701\"\nboard = \"1.12\"\n"
+        );
+        let c = parse(&text, &d.join("touchmove.toml")).unwrap();
+        let tags: Vec<(&str, &str)> = c
+            .game
+            .extra
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            tags,
+            [
+                ("WhiteTitle", "GM"),
+                ("WhiteElo", "2830"),
+                ("BlackElo", "2701"),
+                ("Board", "1.12")
+            ]
+        );
+        for (line, key) in [
+            ("white-elo = \"28x0\"", "[game] white-elo:"),
+            ("black-title = \"Grandmaster\"", "[game] black-title:"),
+            ("board = \"12\\\"]\"", "[game] board:"),
+        ] {
+            let e = err(&format!("{base}{line}\n"));
+            assert!(
+                e.contains("touchmove.toml: ") && e.contains(key),
+                "{line}: {e}"
+            );
+        }
     }
 
     #[test]

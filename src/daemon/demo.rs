@@ -21,6 +21,8 @@ pub struct DemoGame {
     pub event: String,
     pub site: String,
     pub round: String,
+    /// The corpus game's titles and ratings (`WhiteTitle`, `WhiteElo`, ...).
+    pub extra: Vec<(String, String)>,
 }
 
 /// The corpus game, read.
@@ -79,8 +81,17 @@ pub fn game(index: u64, seed: u64, faults: bool, start: Option<Start>) -> anyhow
     if !standard {
         trace.header.start_fen = Some(crate::game::fen_of(&position));
     }
+    let extra = if standard {
+        ["WhiteTitle", "WhiteElo", "BlackTitle", "BlackElo"]
+            .into_iter()
+            .filter_map(|name| corpus.tag(name).map(|v| (name.to_owned(), v.to_owned())))
+            .collect()
+    } else {
+        Vec::new()
+    };
     Ok(DemoGame {
         trace,
+        extra,
         white,
         black,
         event,
@@ -96,6 +107,7 @@ pub fn tags(tags: &mut Tags, game: &DemoGame) {
     tags.event.clone_from(&game.event);
     tags.site.clone_from(&game.site);
     tags.round.clone_from(&game.round);
+    tags.extra.clone_from(&game.extra);
 }
 
 #[cfg(test)]
@@ -108,6 +120,12 @@ mod tests {
         assert_eq!(corpus.moves.len(), 61);
         let g = game(0, 7, true, None).unwrap();
         assert_eq!(g.white, "Arkell, Keith");
+        assert!(
+            g.extra
+                .contains(&("WhiteElo".to_owned(), "2506".to_owned())),
+            "{:?}",
+            g.extra
+        );
         assert!(g.trace.records.len() > 61);
         let end = g.trace.records.last().unwrap().t;
         // Human speed: the game lasts minutes, not seconds.

@@ -375,6 +375,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                 round: config.game.round.clone(),
                 white: config.game.white.clone(),
                 black: config.game.black.clone(),
+                extra: config.game.extra.clone(),
                 ..Tags::default()
             };
             Ok(Options {
