@@ -150,6 +150,7 @@ fn check(args: CheckArgs) -> anyhow::Result<i32> {
     let mut terminal = ratatui::init();
     let result = (|| -> anyhow::Result<bool> {
         let mut next_scan = Instant::now();
+        let mut last_draw = Instant::now() - Duration::from_secs(1);
         loop {
             let now = Instant::now();
             if now >= next_scan {
@@ -162,7 +163,14 @@ fn check(args: CheckArgs) -> anyhow::Result<i32> {
                 if next_scan < now {
                     next_scan = now + period;
                 }
-                terminal.draw(|frame| draw(frame, &check, &profile))?;
+                // The screen follows the scans, at most 20 times a second.
+                if last_draw.elapsed() >= Duration::from_millis(50) {
+                    terminal.draw(|frame| draw(frame, &check, &profile))?;
+                    last_draw = Instant::now();
+                }
+                if check.step() == Step::Done {
+                    return Ok(true);
+                }
             }
             let wait = next_scan.saturating_duration_since(Instant::now());
             if event::poll(wait.min(Duration::from_millis(50)))?
