@@ -27,7 +27,11 @@ impl Tmux {
             .args(args)
             .output()
             .expect("/usr/bin/tmux runs");
-        assert!(out.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -82,7 +86,11 @@ fn the_terminal_check_names_swapped_wires_and_writes_a_profile_that_reads_the_bo
     std::fs::create_dir_all(&dir).unwrap();
     let original = std::fs::read_to_string(root.join("hw/faults/swapped-rows.toml")).unwrap();
     let board = dir.join("board.toml");
-    std::fs::write(&board, original.replace("[sim]\n", "[sim]\nhands = \"hands.txt\"\n")).unwrap();
+    std::fs::write(
+        &board,
+        original.replace("[sim]\n", "[sim]\nhands = \"hands.txt\"\n"),
+    )
+    .unwrap();
     let hands_file = dir.join("hands.txt");
     let tmux = Tmux {
         socket: format!("touchmove-board-check-{}", std::process::id()),
@@ -92,7 +100,17 @@ fn the_terminal_check_names_swapped_wires_and_writes_a_profile_that_reads_the_bo
         env!("CARGO_BIN_EXE_touchmove"),
         board.display()
     );
-    tmux.run(&["new-session", "-d", "-s", "check", "-x", "160", "-y", "45", &command]);
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "check",
+        "-x",
+        "160",
+        "-y",
+        "45",
+        &command,
+    ]);
 
     tmux.wait_for("1. Empty board");
     hands(&hands_file, "empty\n");
@@ -113,9 +131,13 @@ fn the_terminal_check_names_swapped_wires_and_writes_a_profile_that_reads_the_bo
     let mut walk = String::new();
     for square in Square::ALL {
         if start.contains(square) {
-            walk.push_str(&format!("lift {square}\nwait 150\nplace {square}\nwait 150\n"));
+            walk.push_str(&format!(
+                "lift {square}\nwait 150\nplace {square}\nwait 150\n"
+            ));
         } else {
-            walk.push_str(&format!("place {square}\nwait 150\nlift {square}\nwait 150\n"));
+            walk.push_str(&format!(
+                "place {square}\nwait 150\nlift {square}\nwait 150\n"
+            ));
         }
     }
     hands(&hands_file, &walk);
@@ -127,11 +149,15 @@ fn the_terminal_check_names_swapped_wires_and_writes_a_profile_that_reads_the_bo
     assert!(screen.contains("EXIT=0"), "{screen}");
     let written = dir.join("board.checked.toml");
     assert!(
-        screen.contains(&format!("corrected profile written to {}", written.display())),
+        screen.contains(&format!(
+            "corrected profile written to {}",
+            written.display()
+        )),
         "{screen}"
     );
     assert!(
-        screen.contains("row wires 1 and 3 are swapped: rows[1] reads rank 4, rows[3] reads rank 2"),
+        screen
+            .contains("row wires 1 and 3 are swapped: rows[1] reads rank 4, rows[3] reads rank 2"),
         "{screen}"
     );
 

@@ -75,19 +75,23 @@ pub async fn start(
             let mut last_view = String::new();
             while !thread_stop.load(Ordering::Relaxed) {
                 let t = origin.elapsed().as_millis() as Millis;
+                let was_done = check.outcome().is_some();
                 match scanner.scan(t) {
                     Ok(scan) => check.scan(t, &scan),
                     Err(e) => tracing::warn!("reading the board: {e}"),
                 }
+                let mut replies = Vec::new();
                 while let Ok((answer, reply)) = answer_rx.try_recv() {
-                    let was_done = check.outcome().is_some();
-                    let result = check.answer(t, answer).map_err(|e| e.0);
-                    if !was_done && check.outcome().is_some() {
-                        match write_result(&check, &board, &out) {
-                            Ok(path) => written = path,
-                            Err(e) => tracing::error!("writing the corrected profile: {e:#}"),
-                        }
+                    replies.push((reply, check.answer(t, answer).map_err(|e| e.0)));
+                }
+                // The check ends on an answer or by itself (the walk done).
+                if !was_done && check.outcome().is_some() {
+                    match write_result(&check, &board, &out) {
+                        Ok(path) => written = path,
+                        Err(e) => tracing::error!("writing the corrected profile: {e:#}"),
                     }
+                }
+                for (reply, result) in replies {
                     let _ = reply.send(result);
                 }
                 let view = SetupView::of(&check, &board.name, written.as_deref());
