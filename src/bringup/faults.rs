@@ -137,7 +137,8 @@ impl Fault {
                 sensor.name(mapping)
             ),
             Fault::NotWalked { sensor } => format!(
-                "{} was not checked: no piece was put on it and taken off during the walk",
+                "{} never changed during the walk: no piece was seen on it and off it \
+                 again (not walked, or a dead sensor)",
                 sensor.name(mapping)
             ),
             Fault::ThinMargin {

@@ -40,6 +40,9 @@ use walk::Walk;
 /// How long a reading must hold to count as the board's state (a lift,
 /// the board put back, the readings of a step).
 pub const HOLD_MS: Millis = 300;
+/// How much worse than the best reading of the start position a reading
+/// the queen's lift picks may fit (a square or two read wrong).
+const LIFT_SLACK: u32 = 2;
 
 /// Where the check is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -88,6 +91,9 @@ pub struct CheckConfig {
     pub scan_rate_hz: u32,
     /// Whether the board gives analog (Hall) scans.
     pub analog: bool,
+    /// Hall boards: the lowest and highest reading of the ADC; a sensor
+    /// reading one of them on the empty board is shorted or unconnected.
+    pub rails: (i32, i32),
 }
 
 /// The result of a finished check.
@@ -393,7 +399,7 @@ impl Check {
         }
         self.stuck = self.current & !self.chattering;
         if let Some(levels) = self.reader.measure_empty() {
-            self.railed = railed(&levels);
+            self.railed = railed(&levels, self.config.rails);
         }
         self.step = Step::StartPosition;
         Ok(())
@@ -448,7 +454,12 @@ impl Check {
         let mut left = self.candidates.clone();
         orientation::constrain(&mut left, sensor, square);
         let best = orientation::best(&left);
-        if best.is_empty() {
+        // A lift only settles what the start position left open: a reading
+        // that fits much worse than the best one is not the queen's square.
+        let least = orientation::best(&self.candidates)
+            .first()
+            .map_or(0, |c| c.cost);
+        if best.first().is_none_or(|c| c.cost > least + LIFT_SLACK) {
             self.message = Some(format!(
                 "that piece (row {}, column {}) cannot be the {} under any reading that \
                  fits; put it back and lift the {}",
@@ -497,9 +508,14 @@ impl Check {
         if let Some(walk) = &self.walk {
             let chattering = self.chattering;
             let groups = walk.together(chattering);
+            // A square of the start position that never read its piece is
+            // dead; an empty one never seen with a piece may just not have
+            // been walked (it is listed as such).
+            let expected = self.mapping().to_sensors(orientation::start_squares());
             let dead: Vec<u8> = (0..64u8)
                 .filter(|i| {
                     (self.stuck | chattering) >> i & 1 == 0
+                        && expected >> i & 1 == 1
                         && walk.toggled() >> i & 1 == 0
                         && walk.ever_occupied() >> i & 1 == 0
                 })
@@ -594,13 +610,102 @@ pub fn suggested_debounce(bounce_ms: Millis, scan_rate_hz: u32) -> Option<Millis
 }
 
 /// Hall sensors reading at the ADC's rails on the empty board.
-fn railed(levels: &[Level; 64]) -> Vec<(u8, i32)> {
+fn railed(levels: &[Level; 64], (low, high): (i32, i32)) -> Vec<(u8, i32)> {
     levels
         .iter()
         .enumerate()
-        .filter(|(_, l)| {
-            l.mean <= 2.0 || l.mean >= f64::from(crate::sensors::sim::HallModel::FULL_SCALE) - 2.0
-        })
+        .filter(|(_, l)| l.mean <= f64::from(low) + 2.0 || l.mean >= f64::from(high) - 2.0)
         .map(|(i, l)| (i as u8, l.mean.round() as i32))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orientation::start_squares;
+
+    fn check() -> Check {
+        Check::new(CheckConfig {
+            mapping: Mapping::default(),
+            scan_rate_hz: 100,
+            analog: false,
+            rails: (0, 4095),
+        })
+    }
+
+    /// Scans `board` every 10 ms for `ms`.
+    fn hold(check: &mut Check, t: &mut Millis, board: Bitboard, ms: Millis) {
+        let end = *t + ms;
+        while *t < end {
+            check.scan(*t, &Scan::Occupancy(board));
+            *t += 10;
+        }
+    }
+
+    #[test]
+    fn a_changing_board_is_not_read_and_a_piece_left_on_it_is_stuck() {
+        let mut c = check();
+        let mut t = 0;
+        hold(&mut c, &mut t, Bitboard::from(Square::E4), 100);
+        assert!(c.answer(t, Answer::Next).is_err(), "not held long enough");
+        hold(&mut c, &mut t, Bitboard::from(Square::E4), 400);
+        c.answer(t, Answer::Next).unwrap();
+        assert_eq!(c.step(), Step::StartPosition);
+        assert!(
+            c.findings()[0].starts_with("e4 (row 3, column 4) is stuck"),
+            "{:?}",
+            c.findings()
+        );
+    }
+
+    #[test]
+    fn a_lift_that_cannot_be_the_queen_is_refused_and_skip_ends_the_walk() {
+        let mut c = check();
+        let mut t = 0;
+        hold(&mut c, &mut t, Bitboard::EMPTY, 400);
+        c.answer(t, Answer::Next).unwrap();
+        hold(&mut c, &mut t, start_squares(), 400);
+        c.answer(t, Answer::Next).unwrap();
+        assert_eq!(c.step(), Step::LiftWhiteQueen);
+        // a2 is d1 under none of the four orientations that fit.
+        hold(&mut c, &mut t, start_squares().without(Square::A2), 400);
+        assert_eq!(c.step(), Step::LiftWhiteQueen);
+        assert!(
+            c.message().unwrap().contains("cannot be the white queen"),
+            "{:?}",
+            c.message()
+        );
+        hold(&mut c, &mut t, start_squares(), 400);
+        hold(&mut c, &mut t, start_squares().without(Square::D1), 400);
+        assert_eq!(c.step(), Step::PutBack);
+        assert_eq!(c.mapping(), Mapping::default());
+        hold(&mut c, &mut t, start_squares(), 400);
+        assert_eq!(c.step(), Step::Walk);
+        hold(&mut c, &mut t, start_squares().without(Square::B1), 200);
+        hold(&mut c, &mut t, start_squares(), 200);
+        c.answer(t, Answer::Skip).unwrap();
+        let outcome = c.outcome().unwrap();
+        assert_eq!(
+            outcome.faults.len(),
+            63,
+            "every square but b1 was left unwalked"
+        );
+        assert!(outcome.faults.iter().all(|f| f.kind() == "not-walked"));
+    }
+
+    #[test]
+    fn a_debounce_is_suggested_only_beyond_the_default() {
+        assert_eq!(suggested_debounce(0, 100), None);
+        assert_eq!(suggested_debounce(2, 1000), None);
+        assert_eq!(suggested_debounce(20, 100), Some(40));
+    }
+
+    #[test]
+    fn a_hall_sensor_at_a_rail_is_named() {
+        let level = |mean| Level { mean, std: 1.0 };
+        let mut levels = [level(2000.0); 64];
+        levels[9] = level(0.0);
+        levels[17] = level(4095.0);
+        assert_eq!(railed(&levels, (0, 4095)), vec![(9, 0), (17, 4095)]);
+    }
 }

@@ -22,7 +22,9 @@ use shakmaty::{File, Rank, Square};
 
 use crate::Millis;
 use crate::bringup::{Answer, Check, CheckConfig, Step, profile_out};
+use crate::sensors::hall_adc::AdcConfig;
 use crate::sensors::profile::{self, Backend, BoardProfile};
+use crate::sensors::sim::HallModel;
 
 /// Arguments of `touchmove board`.
 #[derive(Debug, clap::Args)]
@@ -82,10 +84,18 @@ pub fn check_config(profile: &BoardProfile) -> CheckConfig {
         Backend::Sim(c) => *c.mapping,
         Backend::Trace(_) => Default::default(),
     };
+    let rails = match &profile.backend {
+        Backend::HallAdc(c) => match c.adc {
+            AdcConfig::Mcp3008 { .. } => (0, 1023),
+            AdcConfig::Ads1115 { .. } => (0, i32::from(i16::MAX)),
+        },
+        _ => (0, HallModel::FULL_SCALE),
+    };
     CheckConfig {
         mapping,
         scan_rate_hz: profile.scan_rate_hz,
         analog: profile.backend.is_analog(),
+        rails,
     }
 }
 
