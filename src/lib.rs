@@ -3,6 +3,7 @@
 //! The pipeline, one module per step (see `../shared/spec/design.md`):
 //! `sensors` → `filter` → `inference` → `game` (+ `clock`) → `events` → `outputs`.
 //! Everything up to `events` is a pure, synchronous, time-injected core.
+pub mod bringup;
 pub mod cli;
 pub mod clock;
 pub mod config;

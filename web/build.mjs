@@ -1,6 +1,7 @@
 // Builds web/dist: app.js and app.css (chessground and its board/piece CSS
 // bundled in, pieces as SVG data URIs), index.html and arbiter.html for the
-// daemon; hall.js, hall.css, hall.html and board.html for `touchmove hall`.
+// daemon; hall.js, hall.css, hall.html and board.html for `touchmove hall`;
+// setup.js, setup.css and setup.html for `touchmove run --setup`.
 // `node build.mjs --check` builds elsewhere and fails if web/dist differs
 // (the daemon embeds web/dist, so it must match the sources).
 import { build } from 'esbuild';
@@ -18,7 +19,7 @@ await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 await build({
   absWorkingDir: here,
-  entryPoints: { app: 'src/main.ts', hall: 'src/hall/main.ts' },
+  entryPoints: { app: 'src/main.ts', hall: 'src/hall/main.ts', setup: 'src/setup/main.ts' },
   bundle: true,
   format: 'esm',
   target: 'es2020',
@@ -27,7 +28,7 @@ await build({
   outdir: out,
   logLevel: check ? 'warning' : 'info',
 });
-for (const page of ['index.html', 'arbiter.html', 'hall.html', 'board.html']) await copyFile(join(here, 'static', page), join(out, page));
+for (const page of ['index.html', 'arbiter.html', 'hall.html', 'board.html', 'setup.html']) await copyFile(join(here, 'static', page), join(out, page));
 
 if (check) {
   const names = async d => (await readdir(d)).sort();

@@ -2,6 +2,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod board;
 pub mod calibrate;
 pub mod hall;
 pub mod journal;
@@ -28,6 +29,8 @@ pub enum Command {
     Run(crate::daemon::RunArgs),
     /// Record raw scans from a board backend into a trace.
     Record(record::RecordArgs),
+    /// Bring up a newly built board (`board check`): wiring, orientation, faults.
+    Board(board::BoardArgs),
     /// Calibrate a Hall-sensor board.
     Calibrate(calibrate::CalibrateArgs),
     /// The arbiter's dashboard and the round's PGN for a hall of boards, read from MQTT.
@@ -47,6 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Run(args) => crate::daemon::run(args),
         Command::Record(args) => record::run(args),
+        Command::Board(args) => board::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Hall(args) => hall::run(args),
         Command::Synth(args) => synth::run(args),

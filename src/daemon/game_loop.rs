@@ -700,7 +700,14 @@ pub fn board_session_config(
         },
         time_control: time_control.filter(|_| buttons),
         stop_clocks_on_alert,
-        ..SessionConfig::default()
+        filter: crate::filter::FilterConfig {
+            debounce: crate::filter::debounce::DebounceConfig {
+                stable_ms: board
+                    .debounce_ms
+                    .unwrap_or(crate::filter::debounce::DebounceConfig::DEFAULT_STABLE_MS),
+            },
+            ..Default::default()
+        },
     }
 }
 

@@ -18,6 +18,7 @@ pub mod demo;
 pub mod game_loop;
 pub mod notify;
 pub mod resume;
+pub mod setup;
 pub mod writer;
 
 use std::net::SocketAddr;
@@ -107,6 +108,10 @@ pub struct RunArgs {
     /// `[mqtt] password-file`).
     #[arg(long)]
     pub mqtt_password_file: Option<PathBuf>,
+    /// Bring-up instead of a game: the board check of `touchmove board
+    /// check` served at /setup, for a Pi without a keyboard (needs --config).
+    #[arg(long, requires = "config")]
+    pub setup: bool,
     /// The MQTT keep-alive in seconds (overrides `[mqtt] keep-alive`).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub mqtt_keep_alive: Option<u64>,
@@ -538,6 +543,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
+        if args.setup {
+            return run_setup(&args).await;
+        }
         let options = options_of(&args)?;
         let demo = matches!(options.source, Source::Demo { .. });
         let control = options.token.is_some();
@@ -558,6 +566,26 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         notify::stopping();
         running.stop().await
     })
+}
+
+/// `touchmove run --config FILE --setup`: see [`setup`].
+async fn run_setup(args: &RunArgs) -> anyhow::Result<()> {
+    let path = args.config.as_deref().expect("clap requires --config");
+    let config = config::load(path)?;
+    let running = setup::start(
+        config.board.clone(),
+        args.bind.unwrap_or(config.http.bind),
+        None,
+    )
+    .await?;
+    tracing::info!(
+        "board check of {}: open http://{}/setup",
+        config.board.file.display(),
+        running.addr
+    );
+    wait_for_signal().await?;
+    tracing::info!("stopping");
+    running.stop().await
 }
 
 async fn wait_for_signal() -> anyhow::Result<()> {

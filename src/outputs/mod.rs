@@ -8,4 +8,5 @@ pub mod http;
 pub mod journal;
 pub mod mqtt;
 pub mod serve;
+pub mod setup;
 pub mod state;

@@ -16,10 +16,13 @@ pub enum Orientation {
     /// Sensor (x, y) reads square (x, y): row 0 is rank 1, column 0 is file a.
     Identity,
     /// The board turned a quarter turn clockwise over the grid: (x, y) reads (7 − y, x).
+    #[serde(rename = "rotate-90")]
     Rotate90,
     /// The board turned half a turn: (x, y) reads (7 − x, 7 − y).
+    #[serde(rename = "rotate-180")]
     Rotate180,
     /// The board turned a quarter turn anticlockwise: (x, y) reads (y, 7 − x).
+    #[serde(rename = "rotate-270")]
     Rotate270,
     /// Files mirrored (column 0 is file h): (x, y) reads (7 − x, y).
     MirrorFiles,
@@ -59,7 +62,7 @@ impl Orientation {
     }
 
     /// The square that sensor column `x`, row `y` reads.
-    fn square(self, x: u32, y: u32) -> Square {
+    pub fn square(self, x: u32, y: u32) -> Square {
         let (file, rank) = match self {
             Orientation::Identity => (x, y),
             Orientation::Rotate90 => (7 - y, x),
@@ -151,6 +154,13 @@ impl Mapping {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Mapping::from_squares(&squares)
+    }
+
+    /// The orientation this mapping is, if it is one of the eight.
+    pub fn orientation(&self) -> Option<Orientation> {
+        Orientation::ALL
+            .into_iter()
+            .find(|&o| Mapping::from_orientation(o) == *self)
     }
 
     /// The square sensor `sensor` (0–63) reads.
@@ -273,6 +283,23 @@ mod tests {
             Mapping::from_names(&names),
             Err(MappingError::WrongLength(63))
         );
+    }
+
+    #[test]
+    fn profiles_name_each_orientation_as_it_is_written() {
+        #[derive(serde::Deserialize)]
+        struct Named {
+            orientation: Orientation,
+        }
+        for orientation in Orientation::ALL {
+            let text = format!("orientation = \"{}\"", orientation.name());
+            let named: Named = toml::from_str(&text).unwrap();
+            assert_eq!(named.orientation, orientation, "{text}");
+            assert_eq!(
+                Mapping::from_orientation(orientation).orientation(),
+                Some(orientation)
+            );
+        }
     }
 
     #[test]

@@ -24,6 +24,9 @@ use crate::Millis;
 
 /// Lowest and highest scan rates a profile may ask for.
 pub const SCAN_RATE_HZ: std::ops::RangeInclusive<u32> = 1..=1000;
+/// The longest debounce window a profile may ask for: longer would delay
+/// every lift and placement noticeably.
+pub const MAX_DEBOUNCE_MS: Millis = 200;
 /// The most scans a second an ADS1115 can give (64 conversions at 860 SPS each).
 pub const ADS1115_MAX_SCAN_RATE_HZ: u32 = 10;
 
@@ -37,6 +40,11 @@ pub struct BoardProfile {
     pub backend: Backend,
     /// `[clock]`: the chess clock's buttons on the Pi's GPIO, if fitted.
     pub clock: Option<ClockButtonsConfig>,
+    /// `debounce-ms`: how long a square's new reading must hold before it
+    /// counts, when this board needs another window than the filter's
+    /// default (`touchmove board check` suggests one from the bounce it
+    /// measures).
+    pub debounce_ms: Option<Millis>,
 }
 
 /// The backend of a profile, with its validated settings.
@@ -225,6 +233,7 @@ struct RawProfile {
     backend: BackendKind,
     scan_rate_hz: u32,
     settle_us: Option<u32>,
+    debounce_ms: Option<i64>,
     orientation: Option<Orientation>,
     squares: Option<Vec<String>>,
     gpio_matrix: Option<RawGpioMatrix>,
@@ -564,11 +573,23 @@ impl Checker {
             }
             raw.settle_us.unwrap_or(0)
         } else {
-            for (key, present) in [
-                ("settle-us", raw.settle_us.is_some()),
+            // A simulated board reads its sensors through a mapping like
+            // hardware does (identity unless the profile names one); a trace
+            // holds squares already.
+            let mapped = [
                 ("orientation", raw.orientation.is_some()),
                 ("squares", raw.squares.is_some()),
-            ] {
+            ];
+            let unused = if kind == BackendKind::Sim {
+                &mapped[..0]
+            } else {
+                &mapped[..]
+            };
+            for (key, present) in [("settle-us", raw.settle_us.is_some())]
+                .iter()
+                .chain(unused)
+                .copied()
+            {
                 if present {
                     self.problem(
                         key,
@@ -779,7 +800,18 @@ impl Checker {
                     mapping,
                 })
             }
-            BackendKind::Sim => Backend::Sim(raw.sim.clone().unwrap_or_default()),
+            BackendKind::Sim => {
+                let mapping = if raw.orientation.is_none() && raw.squares.is_none() {
+                    Mapping::default()
+                } else {
+                    self.mapping(&raw)
+                };
+                let mut sim = raw.sim.clone().unwrap_or_default();
+                sim.mapping = Box::new(mapping);
+                let folder = file.parent().unwrap_or(Path::new("."));
+                sim.hands = sim.hands.map(|hands| folder.join(hands));
+                Backend::Sim(sim)
+            }
             BackendKind::Trace => {
                 let Some(table) = &raw.trace else {
                     self.problems.push(missing("trace"));
@@ -793,12 +825,23 @@ impl Checker {
         };
         // After the backend: a clash names the backend's key.
         let clock = raw.clock.as_ref().map(|table| self.clock(table));
+        let debounce_ms = raw.debounce_ms.map(|ms| match Millis::try_from(ms) {
+            Ok(ms) if (1..=MAX_DEBOUNCE_MS).contains(&ms) => ms,
+            _ => {
+                self.problem(
+                    "debounce-ms",
+                    format!("{ms} ms is outside 1 to {MAX_DEBOUNCE_MS} ms"),
+                );
+                0
+            }
+        });
         Some(BoardProfile {
             name: raw.name,
             file: file.to_path_buf(),
             scan_rate_hz: raw.scan_rate_hz,
             backend,
             clock,
+            debounce_ms,
         })
     }
 

@@ -11,6 +11,7 @@
 //! gain and noise, and a piece adds `polarity * gain * strength` to the
 //! offset (white pieces' magnets positive, black negative; with polarity off
 //! both colours push the same way and the board cannot tell them apart).
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rand::rngs::Xoshiro256PlusPlus;
@@ -18,6 +19,9 @@ use rand::{RngExt, SeedableRng};
 use serde::Deserialize;
 use shakmaty::{Bitboard, Board, Color, Square};
 
+use super::gpio_matrix;
+use super::hal::fake::FakeGpioMatrix;
+use super::mapping::{Mapping, Orientation};
 use super::trace::{Record, Trace};
 use super::{Scan, Scanner, SensorError, Snapshot};
 use crate::Millis;
@@ -45,6 +49,66 @@ pub struct SimConfig {
     /// Dead sensors: squares that always read empty.
     #[serde(default, deserialize_with = "deserialize_squares")]
     pub dead: Vec<Square>,
+    /// Faults of the wiring and the sensors (`[sim.faults]`), for
+    /// `touchmove board check` and its tests.
+    #[serde(default)]
+    pub faults: Box<SimFaults>,
+    /// A file of hand commands the board follows while it runs (see
+    /// [`HandsFile`]); relative to the profile's folder.
+    #[serde(default)]
+    pub hands: Option<PathBuf>,
+    /// How the profile reads the sensors (its `orientation` or `squares`;
+    /// identity when it gives neither). Set by the profile, not the table.
+    #[serde(skip)]
+    pub mapping: Box<Mapping>,
+}
+
+/// Faults of a simulated board, where they physically belong: the sensor
+/// grid turned under the board, wires swapped at the header, diodes
+/// missing or reversed in the switch matrix (read through the electrical
+/// fake of [`crate::sensors::hal::fake::FakeGpioMatrix`]), reeds stuck or
+/// chattering, Hall sensors too far from their magnets.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SimFaults {
+    /// How the sensor grid lies under the board: sensor `8 * row + column`
+    /// of the grid sits under the square this orientation names.
+    #[serde(default)]
+    pub grid: Option<Orientation>,
+    /// Pairs of row wires swapped at the header (rows 0 to 7).
+    #[serde(default)]
+    pub swap_rows: Vec<[u8; 2]>,
+    /// Pairs of column wires swapped at the header (columns 0 to 7).
+    #[serde(default)]
+    pub swap_columns: Vec<[u8; 2]>,
+    /// Reeds welded shut: these squares always read occupied.
+    #[serde(default, deserialize_with = "deserialize_squares")]
+    pub stuck: Vec<Square>,
+    /// Reeds with a failing contact: they read at random, scan after scan.
+    #[serde(default, deserialize_with = "deserialize_squares")]
+    pub chatter: Vec<Square>,
+    /// Switches whose diode is fitted the wrong way round.
+    #[serde(default, deserialize_with = "deserialize_squares")]
+    pub reversed_diode: Vec<Square>,
+    /// Switches whose diode is missing.
+    #[serde(default, deserialize_with = "deserialize_squares")]
+    pub missing_diode: Vec<Square>,
+    /// Hall sensors too far from their magnets: gain [`WEAK_GAIN`].
+    #[serde(default, deserialize_with = "deserialize_squares")]
+    pub weak: Vec<Square>,
+    /// How long a reed bounces after a piece is put on or lifted from it.
+    #[serde(default)]
+    pub bounce_ms: Millis,
+}
+
+/// The gain of a weak Hall square (`[sim.faults] weak`): a third of the
+/// typical gain of 0.7 to 1.3.
+pub const WEAK_GAIN: f64 = 0.3;
+
+impl SimFaults {
+    fn is_none(&self) -> bool {
+        *self == SimFaults::default()
+    }
 }
 
 fn default_polarity() -> bool {
@@ -64,6 +128,9 @@ impl Default for SimConfig {
             polarity: default_polarity(),
             noise: default_noise(),
             dead: Vec::new(),
+            faults: Box::default(),
+            hands: None,
+            mapping: Box::default(),
         }
     }
 }
@@ -104,13 +171,123 @@ pub fn build(config: &SimConfig) -> Result<SimBoard, SensorError> {
     }
     let mut board = SimBoard::standing(Snapshot::of_board(&position));
     if config.analog {
-        board = board.with_hall(
-            HallModel::random(config.seed, config.noise, config.polarity),
-            config.seed,
-        );
+        let mut model = HallModel::random(config.seed, config.noise, config.polarity);
+        for square in &config.faults.weak {
+            model.gains[square.to_usize()] = WEAK_GAIN;
+        }
+        board = board.with_hall(model, config.seed);
     }
     let dead = config.dead.iter().copied().collect::<Bitboard>();
-    Ok(board.with_dead(dead))
+    let mut board = board.with_dead(dead);
+    if !config.faults.is_none() || *config.mapping != Mapping::default() {
+        board.wiring = Some(Box::new(SimWiring::new(config)?));
+    }
+    if let Some(path) = &config.hands {
+        board.hands_file = Some(HandsFile::new(path.clone()));
+    }
+    Ok(board)
+}
+
+/// The wiring between a simulated board's sensors and what the profile
+/// reads: the grid under the board, the wires at the header, the switch
+/// matrix with its diodes, and the profile's mapping.
+#[derive(Debug)]
+struct SimWiring {
+    /// Sensor `8 * row + column` of the grid to the square above it.
+    grid: Mapping,
+    /// The profile's mapping, from the wires it reads to squares.
+    read: Mapping,
+    /// Row pin `i` of the profile reaches grid row `rows[i]`.
+    rows: [usize; 8],
+    /// Column pin `i` of the profile reaches grid column `columns[i]`.
+    columns: [usize; 8],
+    stuck: Bitboard,
+    chatter: Bitboard,
+    /// Grid sensors whose diode is missing / reversed.
+    missing_diodes: u64,
+    reversed_diodes: u64,
+    bounce_ms: Millis,
+    rng: Xoshiro256PlusPlus,
+    /// What stood on the board at the previous scan, and when each square
+    /// last changed (`Millis::MAX`: never), for the bounce.
+    last: Bitboard,
+    changed_at: [Millis; 64],
+}
+
+impl SimWiring {
+    fn new(config: &SimConfig) -> Result<SimWiring, SensorError> {
+        let faults = &config.faults;
+        let grid = Mapping::from_orientation(faults.grid.unwrap_or(Orientation::Identity));
+        let order = |pairs: &[[u8; 2]], key: &str| -> Result<[usize; 8], SensorError> {
+            let mut order: [usize; 8] = std::array::from_fn(|i| i);
+            for pair in pairs {
+                let [a, b] = pair.map(usize::from);
+                if a > 7 || b > 7 || a == b {
+                    return Err(SensorError::Unavailable(format!(
+                        "sim.faults.{key}: [{a}, {b}] is not a pair of two wires 0 to 7"
+                    )));
+                }
+                order.swap(a, b);
+            }
+            Ok(order)
+        };
+        let sensors =
+            |squares: &[Square]| grid.to_sensors(squares.iter().copied().collect::<Bitboard>());
+        Ok(SimWiring {
+            grid,
+            read: *config.mapping,
+            rows: order(&faults.swap_rows, "swap-rows")?,
+            columns: order(&faults.swap_columns, "swap-columns")?,
+            stuck: faults.stuck.iter().copied().collect(),
+            chatter: faults.chatter.iter().copied().collect(),
+            missing_diodes: sensors(&faults.missing_diode),
+            reversed_diodes: sensors(&faults.reversed_diode),
+            bounce_ms: faults.bounce_ms,
+            rng: Xoshiro256PlusPlus::seed_from_u64(config.seed ^ 0x5bd1_e995),
+            last: Bitboard::EMPTY,
+            changed_at: [Millis::MAX; 64],
+        })
+    }
+
+    /// The squares the profile reads when `occupied` stands on the board:
+    /// the grid's switches read through the electrical fake of the matrix,
+    /// its pins in the order the wires reach them.
+    fn occupancy(&mut self, now: Millis, occupied: Bitboard) -> Result<Bitboard, SensorError> {
+        for square in occupied ^ self.last {
+            self.changed_at[square.to_usize()] = now;
+        }
+        self.last = occupied;
+        let mut closed = occupied | self.stuck;
+        let bouncing = Square::ALL.into_iter().filter(|square| {
+            let since = self.changed_at[square.to_usize()];
+            since != Millis::MAX && now.saturating_sub(since) < self.bounce_ms
+        });
+        for square in bouncing.collect::<Vec<_>>().into_iter().chain(self.chatter) {
+            closed.set(square, self.rng.random::<bool>());
+        }
+        let matrix = FakeGpioMatrix::new(true);
+        matrix.set_closed(self.grid.to_sensors(closed));
+        matrix.set_diode_faults(self.missing_diodes, self.reversed_diodes);
+        let mut rows = reorder(matrix.row_pins(), self.rows);
+        let mut columns = reorder(matrix.column_pins(), self.columns);
+        let wires = gpio_matrix::read_switches(&mut rows, &mut columns, &mut matrix.delay(), 0)?;
+        Ok(self.read.to_squares(wires))
+    }
+
+    /// The levels the profile reads, from the levels of the squares.
+    fn levels(&self, by_square: &[i32; 64]) -> Box<[i32; 64]> {
+        let by_wire: [i32; 64] = std::array::from_fn(|wire| {
+            let sensor = 8 * self.rows[wire / 8] + self.columns[wire % 8];
+            by_square[self.grid.square(sensor).to_usize()]
+        });
+        self.read.levels_to_squares(&by_wire)
+    }
+}
+
+/// Pins in the order the wires reach them: pin `i` is grid line `order[i]`.
+fn reorder<P>(pins: [P; 8], order: [usize; 8]) -> [P; 8] {
+    let mut pins = pins.map(Some);
+    std::array::from_fn(|i| pins[order[i]].take().expect("order is a permutation"))
 }
 
 /// Why a simulated board could not be built.
@@ -245,6 +422,8 @@ pub struct SimBoard {
     output: Output,
     dead: Bitboard,
     seed: Option<u64>,
+    wiring: Option<Box<SimWiring>>,
+    hands_file: Option<HandsFile>,
 }
 
 /// A handle that changes what stands on a [`SimBoard`] while it runs.
@@ -296,6 +475,8 @@ impl SimBoard {
             output: Output::Occupancy,
             dead: Bitboard::EMPTY,
             seed: None,
+            wiring: None,
+            hands_file: None,
         })
     }
 
@@ -312,6 +493,8 @@ impl SimBoard {
             output: Output::Occupancy,
             dead: Bitboard::EMPTY,
             seed: None,
+            wiring: None,
+            hands_file: None,
         }
     }
 
@@ -448,6 +631,161 @@ impl SimBoard {
     }
 }
 
+/// The builder's hands of a simulated board, from a file (`[sim] hands`):
+/// each line appended to it is a command, followed from the scan that first
+/// sees it. A test (or a person at another terminal) writes the file while
+/// `touchmove board check` or the daemon reads the board:
+///
+/// - `empty`: every piece off the board; `start`: the starting position;
+///   `fen PLACEMENT`: that position;
+/// - `lift SQUARE`: the piece on it is lifted; `place SQUARE [white|black]`:
+///   a piece (white by default) is put on it;
+/// - `wait MS`: the commands after it follow that much later;
+/// - blank lines and lines starting with `#` are skipped.
+#[derive(Debug)]
+pub struct HandsFile {
+    path: PathBuf,
+    /// Bytes of the file already read, and an incomplete last line.
+    read: u64,
+    partial: String,
+    lines: usize,
+    /// Commands read but not yet due, with their time.
+    queue: std::collections::VecDeque<(Millis, HandCommand)>,
+    /// When the last queued command is due.
+    cursor: Millis,
+}
+
+/// One command of a [`HandsFile`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HandCommand {
+    Set(Snapshot),
+    Lift(Square),
+    Place(Square, Color),
+    Wait(Millis),
+}
+
+impl HandsFile {
+    fn new(path: PathBuf) -> HandsFile {
+        HandsFile {
+            path,
+            read: 0,
+            partial: String::new(),
+            lines: 0,
+            queue: Default::default(),
+            cursor: 0,
+        }
+    }
+
+    /// Reads what was appended, and applies the commands due at `now` to
+    /// `contents`: the new contents if anything changed.
+    fn follow(&mut self, now: Millis, contents: Snapshot) -> Result<Option<Snapshot>, SensorError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let who = |e: &dyn std::fmt::Display| {
+            SensorError::Io(format!("sim.hands {}: {e}", self.path.display()))
+        };
+        let mut text = String::new();
+        match std::fs::File::open(&self.path) {
+            Ok(mut file) => {
+                file.seek(SeekFrom::Start(self.read)).map_err(|e| who(&e))?;
+                let n = file.read_to_string(&mut text).map_err(|e| who(&e))?;
+                self.read += n as u64;
+            }
+            // Not written yet: nothing to follow.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(who(&e)),
+        }
+        self.partial.push_str(&text);
+        self.cursor = self.cursor.max(now);
+        while let Some(end) = self.partial.find('\n') {
+            let line: String = self.partial.drain(..=end).collect();
+            self.lines += 1;
+            let command = parse_hand_command(line.trim()).map_err(|e| {
+                SensorError::Io(format!(
+                    "sim.hands {} line {}: {e}",
+                    self.path.display(),
+                    self.lines
+                ))
+            })?;
+            match command {
+                None => {}
+                Some(HandCommand::Wait(ms)) => self.cursor += ms,
+                Some(command) => self.queue.push_back((self.cursor, command)),
+            }
+        }
+        let mut state = contents;
+        let mut changed = false;
+        while let Some(&(due, command)) = self.queue.front() {
+            if due > now {
+                break;
+            }
+            self.queue.pop_front();
+            changed = true;
+            match command {
+                HandCommand::Set(snapshot) => state = snapshot,
+                HandCommand::Lift(square) => {
+                    state.white.discard(square);
+                    state.black.discard(square);
+                }
+                HandCommand::Place(square, color) => {
+                    state.white.discard(square);
+                    state.black.discard(square);
+                    match color {
+                        Color::White => state.white.add(square),
+                        Color::Black => state.black.add(square),
+                    }
+                }
+                HandCommand::Wait(_) => {}
+            }
+        }
+        Ok(changed.then_some(state))
+    }
+}
+
+fn parse_hand_command(line: &str) -> Result<Option<HandCommand>, String> {
+    let mut words = line.split_whitespace();
+    let Some(verb) = words.next().filter(|w| !w.starts_with('#')) else {
+        return Ok(None);
+    };
+    let square = |word: Option<&str>| -> Result<Square, String> {
+        let word = word.ok_or_else(|| format!("`{verb}` needs a square"))?;
+        word.parse()
+            .map_err(|_| format!("`{word}` is not a square (a1 to h8)"))
+    };
+    let command = match verb {
+        "empty" => HandCommand::Set(Snapshot::default()),
+        "start" => HandCommand::Set(Snapshot::of_board(&Board::new())),
+        "fen" => {
+            let fen = words.next().ok_or("`fen` needs a placement")?;
+            HandCommand::Set(Snapshot::of_board(&parse_placement(fen)?))
+        }
+        "lift" => HandCommand::Lift(square(words.next())?),
+        "place" => {
+            let square = square(words.next())?;
+            let color = match words.next() {
+                None | Some("white") => Color::White,
+                Some("black") => Color::Black,
+                Some(other) => return Err(format!("`{other}` is not white or black")),
+            };
+            HandCommand::Place(square, color)
+        }
+        "wait" => HandCommand::Wait(
+            words
+                .next()
+                .and_then(|w| w.parse().ok())
+                .ok_or("`wait` needs a number of milliseconds")?,
+        ),
+        other => {
+            return Err(format!(
+                "`{other}` is not a command (empty, start, fen, lift, place, wait)"
+            ));
+        }
+    };
+    if let Some(extra) = words.next() {
+        return Err(format!("`{extra}` after `{verb}` is not understood"));
+    }
+    Ok(Some(command))
+}
+
 /// Takes the piece put down on `square` out of the hand (see
 /// [`SimBoard::from_trace`]) and returns its colour.
 fn put_down(hand: &mut Vec<(Color, Square)>, square: Square) -> Option<Color> {
@@ -500,14 +838,31 @@ impl Scanner for SimBoard {
         if self.dead.any() {
             text.push_str(&format!(", dead sensors {}", square_list(self.dead)));
         }
+        if self.wiring.is_some() {
+            text.push_str(", simulated wiring faults");
+        }
+        if let Some(file) = &self.hands_file {
+            text.push_str(&format!(", hands from {}", file.path.display()));
+        }
         text
     }
 
     fn scan(&mut self, now: Millis) -> Result<Scan, SensorError> {
+        let before = self.contents_at(now);
+        if let Some(file) = &mut self.hands_file
+            && let Some(snapshot) = file.follow(now, before)?
+        {
+            *lock(&self.contents) = Timeline(vec![(0, snapshot)]);
+        }
         let contents = self.contents_at(now);
         let live = !self.dead;
         match &mut self.output {
-            Output::Occupancy => Ok(Scan::Occupancy(contents.occupied() & live)),
+            Output::Occupancy => match &mut self.wiring {
+                Some(wiring) => Ok(Scan::Occupancy(
+                    wiring.occupancy(now, contents.occupied() & live)?,
+                )),
+                None => Ok(Scan::Occupancy(contents.occupied() & live)),
+            },
             Output::Analog { model, rng } => {
                 let mut values = Box::new([0i32; 64]);
                 for square in Square::ALL {
@@ -524,7 +879,10 @@ impl Scanner for SimBoard {
                     let level = (model.expected(square, piece) + noise).round();
                     values[square.to_usize()] = (level as i32).clamp(0, HallModel::FULL_SCALE);
                 }
-                Ok(Scan::Analog(values))
+                match &self.wiring {
+                    Some(wiring) => Ok(Scan::Analog(wiring.levels(&values))),
+                    None => Ok(Scan::Analog(values)),
+                }
             }
         }
     }

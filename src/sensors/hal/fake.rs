@@ -29,11 +29,18 @@ pub struct MatrixWiring {
     pub closed: u64,
     /// One diode in series with every switch (row side cathode).
     pub diodes: bool,
+    /// Switches whose diode is missing (bridged) although `diodes` is set:
+    /// they conduct both ways, like a matrix without diodes.
+    pub missing_diodes: u64,
+    /// Switches whose diode is fitted the wrong way round: they never pull
+    /// their column down when their own row is driven (the square reads
+    /// empty), but conduct backwards from a low column into their row.
+    pub reversed_diodes: u64,
 }
 
 impl MatrixWiring {
-    fn row(&self, row: u32) -> u8 {
-        (self.closed >> (8 * row)) as u8
+    fn row_of(bits: u64, row: u32) -> u8 {
+        (bits >> (8 * row)) as u8
     }
 
     /// The columns pulled low while the rows in `driven` (bit r = row r) are
@@ -42,18 +49,31 @@ impl MatrixWiring {
     /// With diodes only a switch on a driven row conducts. Without them current
     /// also flows backwards through any closed switch, so a column reaches a
     /// driven row through other rows: three closed corners of a rectangle make
-    /// the fourth read closed (ghosting).
+    /// the fourth read closed (ghosting). A missing diode does the same through
+    /// its one switch; a reversed one conducts backwards only, so its own
+    /// square reads empty while it ghosts others.
     pub fn columns_low(&self, driven: u8) -> u8 {
+        // A low row pulls a column low through a closed switch whose diode
+        // (if any) lets current flow from the column into the row.
+        let forward = if self.diodes {
+            self.closed & !self.reversed_diodes
+        } else {
+            self.closed
+        };
+        // A low column pulls a floating row low through a closed switch
+        // whose diode is missing or reversed (or through any without diodes).
+        let backward = if self.diodes {
+            self.closed & (self.missing_diodes | self.reversed_diodes)
+        } else {
+            self.closed
+        };
         let mut rows = driven;
         loop {
             let columns = (0..8)
                 .filter(|r| rows >> r & 1 == 1)
-                .fold(0u8, |c, r| c | self.row(r));
-            if self.diodes {
-                return columns;
-            }
+                .fold(0u8, |c, r| c | Self::row_of(forward, r));
             let reached = (0..8)
-                .filter(|&r| self.row(r) & columns != 0)
+                .filter(|&r| Self::row_of(backward, r) & columns != 0)
                 .fold(rows, |acc, r| acc | 1 << r);
             if reached == rows {
                 return columns;
@@ -112,6 +132,14 @@ impl FakeGpioMatrix {
     /// Closes the switches of bit `8 * row + column`, opens the others.
     pub fn set_closed(&self, closed: u64) {
         lock(&self.state).wiring.closed = closed;
+    }
+
+    /// Switches (bit `8 * row + column`) whose diode is missing, and those
+    /// whose diode is fitted the wrong way round (see [`MatrixWiring`]).
+    pub fn set_diode_faults(&self, missing: u64, reversed: u64) {
+        let mut state = lock(&self.state);
+        state.wiring.missing_diodes = missing;
+        state.wiring.reversed_diodes = reversed;
     }
 
     /// A driven row pulls its columns down only after `ns` of fake time.
@@ -259,7 +287,10 @@ impl FakeShiftRegisters {
     /// The 595's outputs power up high: no row driven.
     pub fn new(diodes: bool) -> FakeShiftRegisters {
         let state = ShiftState {
-            wiring: MatrixWiring { closed: 0, diodes },
+            wiring: MatrixWiring {
+                diodes,
+                ..MatrixWiring::default()
+            },
             outputs_595: 0xFF,
             ..ShiftState::default()
         };
@@ -570,7 +601,10 @@ impl FakeMcp23017Bus {
             }
         }
         let state = McpState {
-            wiring: MatrixWiring { closed: 0, diodes },
+            wiring: MatrixWiring {
+                diodes,
+                ..MatrixWiring::default()
+            },
             rows,
             columns,
             chips,
@@ -836,13 +870,55 @@ mod tests {
         let with = MatrixWiring {
             closed,
             diodes: true,
+            ..MatrixWiring::default()
         };
         let without = MatrixWiring {
             closed,
             diodes: false,
+            ..MatrixWiring::default()
         };
         assert_eq!(with.columns_low(1 << 5), 1 << 2);
         assert_eq!(without.columns_low(1 << 5), 1 << 2 | 1 << 6, "the ghost");
         assert_eq!(without.columns_low(1 << 3), 0, "an empty row stays clear");
+    }
+
+    #[test]
+    fn a_reversed_diode_reads_empty_and_ghosts_its_row_into_others() {
+        let at = |row: u32, column: u32| 1u64 << (8 * row + column);
+        // Row 1 full (pawns), a piece on row 3 column 2, and the diode of
+        // (1, 2) fitted the wrong way round.
+        let closed = 0xFFu64 << 8 | at(3, 2);
+        let wiring = MatrixWiring {
+            closed,
+            diodes: true,
+            missing_diodes: 0,
+            reversed_diodes: at(1, 2),
+        };
+        assert_eq!(
+            wiring.columns_low(1 << 1),
+            !(1u8 << 2),
+            "(1, 2) reads empty"
+        );
+        assert_eq!(
+            wiring.columns_low(1 << 3),
+            0xFF,
+            "column 2 pulls row 1 down through the reversed diode: row 3 ghosts"
+        );
+        let missing = MatrixWiring {
+            reversed_diodes: 0,
+            missing_diodes: at(1, 2),
+            ..wiring
+        };
+        assert_eq!(
+            missing.columns_low(1 << 1),
+            0xFF,
+            "a missing diode still reads"
+        );
+        assert_eq!(missing.columns_low(1 << 3), 0xFF, "and ghosts the same way");
+        let sound = MatrixWiring {
+            missing_diodes: 0,
+            ..missing
+        };
+        assert_eq!(sound.columns_low(1 << 3), 1 << 2);
     }
 }
