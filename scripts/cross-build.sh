@@ -15,9 +15,10 @@
 #   --compare       scripts/replay-compare.sh: replays synthesized traces with
 #                   the native and the cross-built binary, same output or fail
 #   --dev           no release build: the tests and the binary that --compare
-#                   runs are built in the dev/test profiles, which share one
-#                   build of the dependencies (what .ci/run does: the release
-#                   build's optimisation is not what these checks are about)
+#                   runs are built in the tests' profile (with --test, by the
+#                   tests' build alone: one build of the dependencies); what
+#                   .ci/run does: the release build's optimisation is not
+#                   what these checks are about
 #   --install-deps  installs Debian's compiler with the target's standard
 #                   library, the cross linker and QEMU (apt-get; root)
 #
@@ -106,8 +107,13 @@ for a in "${arches[@]}"; do
         profile=(--release) dir=release
     fi
     target_dir=${CARGO_TARGET_DIR:-target}
-    timed "$t $dir build" cargo build "${profile[@]}" --target "$t"
-    file -b "$target_dir/$t/$dir/touchmove" 2>/dev/null || true
+    # With --dev --test the tests' build makes the binary too (the tests
+    # run it), in the tests' profile: a separate dev build would build
+    # every dependency a second time.
+    if [ "$dev" = 0 ] || [ "$test" = 0 ]; then
+        timed "$t $dir build" cargo build "${profile[@]}" --target "$t"
+        file -b "$target_dir/$t/$dir/touchmove" 2>/dev/null || true
+    fi
 
     if [ "$deb" = 1 ]; then
         command -v cargo-deb >/dev/null ||
