@@ -4,7 +4,13 @@
 mod support;
 
 use shakmaty::Color::{Black, White};
-use support::{Hands, alerts, kinds, played_uci};
+use support::{Hands, Outcome, alerts, kinds, played_uci};
+
+/// The record is these moves, with no alert.
+fn read_exactly(out: &Outcome, moves: &[&str]) {
+    assert_eq!(played_uci(&out.session), moves, "{:?}", kinds(&out.events));
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}
 
 #[test]
 fn the_next_mover_grabs_within_the_settle_time_before_the_press() {
@@ -14,13 +20,7 @@ fn the_next_mover_grabs_within_the_settle_time_before_the_press() {
     h.lift_then("e7", 50).clock_then(White, 250);
     h.place_then("e5", 120).clock_then(Black, 1000);
     let out = h.run();
-    assert_eq!(
-        played_uci(&out.session),
-        ["e2e4", "e7e5"],
-        "{:?}",
-        kinds(&out.events)
-    );
-    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+    read_exactly(&out, &["e2e4", "e7e5"]);
 }
 
 #[test]
@@ -40,13 +40,7 @@ fn the_next_mover_captures_the_piece_just_moved_before_the_press() {
         .place_then("d5", 150)
         .clock_then(Black, 1000);
     let out = h.run();
-    assert_eq!(
-        played_uci(&out.session),
-        ["e4d5", "d8d5"],
-        "{:?}",
-        kinds(&out.events)
-    );
-    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+    read_exactly(&out, &["e4d5", "d8d5"]);
 }
 
 #[test]
@@ -59,13 +53,7 @@ fn an_early_grab_before_the_release_is_the_next_movers_hand() {
         .clock_then(White, 200);
     h.place_then("f6", 400).clock_then(Black, 1000);
     let out = h.run();
-    assert_eq!(
-        played_uci(&out.session),
-        ["g1f3", "g8f6"],
-        "{:?}",
-        kinds(&out.events)
-    );
-    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+    read_exactly(&out, &["g1f3", "g8f6"]);
 }
 
 #[test]
@@ -145,13 +133,7 @@ fn a_reply_capturing_the_piece_just_moved_is_read_when_its_press_comes_first() {
     h.lift_then("d8", 900).clock_then(Black, 1000);
     h.carry("g1", "f3").clock(White);
     let out = h.run();
-    assert_eq!(
-        played_uci(&out.session),
-        ["e4d5", "d8d5", "g1f3"],
-        "{:?}",
-        kinds(&out.events)
-    );
-    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+    read_exactly(&out, &["e4d5", "d8d5", "g1f3"]);
 }
 
 #[test]
@@ -177,11 +159,5 @@ fn a_missed_recapture_and_its_answer_are_read_at_the_answers_press() {
         .clock_then(White, 1500);
     h.carry("d8", "d4").clock(Black);
     let out = h.run();
-    assert_eq!(
-        played_uci(&out.session),
-        ["b5c6", "d7c6", "f3e5", "d8d4"],
-        "{:?}",
-        kinds(&out.events)
-    );
-    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+    read_exactly(&out, &["b5c6", "d7c6", "f3e5", "d8d4"]);
 }
