@@ -119,7 +119,10 @@ for a in "${arches[@]}"; do
         command -v cargo-deb >/dev/null ||
             { echo "cross-build: cargo-deb missing (cargo install cargo-deb)" >&2; exit 1; }
         out=$(cargo deb --target "$t" | grep '\.deb$' | tail -n 1)
-        systemd/check-deb.sh "$out" | head -n 1
+        # Its first line (the verdict); read whole, so that no pipe is cut
+        # under check-deb's own dpkg-deb.
+        report=$(systemd/check-deb.sh "$out")
+        echo "${report%%$'\n'*}"
     fi
 
     if [ "$test" = 1 ] || [ "$compare" = 1 ]; then
