@@ -5,9 +5,9 @@ use divan::Bencher;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use shakmaty::{Bitboard, Square};
-use touchmove::Millis;
-use touchmove::filter::{Classify, Debounce, DebounceConfig, Filter, FilterConfig};
-use touchmove::sensors::{Scan, Snapshot};
+use touchmove_core::Millis;
+use touchmove_core::filter::{Classify, Debounce, DebounceConfig, Filter, FilterConfig};
+use touchmove_core::scan::{Scan, Snapshot};
 
 fn main() {
     divan::main();

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use divan::Bencher;
 use divan::counter::ItemsCount;
-use touchmove::game::pgn::{self, PgnGame};
-use touchmove::game::{Game, Profile};
+use touchmove_core::game::pgn::PgnGame;
+use touchmove_core::game::{Game, Profile};
 
 fn main() {
     divan::main();
@@ -23,7 +23,7 @@ fn corpus() -> Vec<PgnGame> {
     files.sort();
     for file in files {
         games.extend(
-            pgn::read_file(&file)
+            touchmove::cli::read_pgn_file(&file)
                 .unwrap()
                 .into_iter()
                 .map(Result::unwrap),

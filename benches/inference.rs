@@ -6,12 +6,12 @@ use std::path::Path;
 use divan::Bencher;
 use divan::counter::ItemsCount;
 use shakmaty::{Bitboard, Chess, Position};
-use touchmove::cli::replay::session_for;
-use touchmove::game::pgn::{self, PgnGame};
-use touchmove::inference::missed;
-use touchmove::sensors::Scan;
-use touchmove::sensors::trace::{Record, Trace};
-use touchmove::synth::{self, HandStyle};
+use touchmove_core::game::pgn::PgnGame;
+use touchmove_core::inference::missed;
+use touchmove_core::replay::session_for;
+use touchmove_core::scan::Scan;
+use touchmove_core::trace::{Record, Trace};
+use touchmove_synth::{self as synth, HandStyle};
 
 fn main() {
     divan::main();
@@ -19,7 +19,7 @@ fn main() {
 
 fn games(n: usize) -> Vec<PgnGame> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
-    pgn::read_file(&dir.join("201507britchamp.pgn"))
+    touchmove::cli::read_pgn_file(&dir.join("201507britchamp.pgn"))
         .unwrap()
         .into_iter()
         .map(Result::unwrap)

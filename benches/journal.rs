@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use divan::Bencher;
 use divan::counter::ItemsCount;
-use touchmove::cli::replay::{drive, session_for};
-use touchmove::clock::TimeControl;
-use touchmove::events::{Event, EventKind};
-use touchmove::outputs::journal::{GameId, GameMeta, Journal};
-use touchmove::synth::{self, HandStyle};
+use touchmove_board::outputs::journal::{GameId, GameMeta, Journal};
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::replay::{drive, session_for};
+use touchmove_synth::{self as synth, HandStyle};
 
 fn main() {
     divan::main();

@@ -10,14 +10,14 @@ use std::net::TcpStream;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use touchmove::daemon::writer::{self, Batch};
-use touchmove::events::{Event, EventKind};
-use touchmove::game::pgn::Tags;
-use touchmove::game::{Game, Profile, Start};
-use touchmove::outputs::control::Control;
-use touchmove::outputs::feed::Feed;
-use touchmove::outputs::http::{self, AppState};
-use touchmove::outputs::journal::{GameMeta, Journal};
+use touchmove_board::daemon::writer::{self, Batch};
+use touchmove_board::outputs::control::Control;
+use touchmove_board::outputs::feed::Feed;
+use touchmove_board::outputs::http::{self, AppState};
+use touchmove_board::outputs::journal::{GameMeta, Journal};
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::game::pgn::Tags;
+use touchmove_core::game::{Game, Profile, Start};
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -37,7 +37,7 @@ fn measure(
         control: Control { token: None, inbox },
         mqtt: None,
         journal: None,
-        streams: touchmove::outputs::serve::StreamSlots::new(64),
+        streams: touchmove_wire::serve::StreamSlots::new(64),
     });
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))

@@ -1,22 +1,4 @@
-//! touchmove: from an occupancy-sensing chessboard to an arbiter-grade game record.
-//!
-//! The pipeline, one module per step (see `../shared/spec/design.md`):
-//! `sensors` → `filter` → `inference` → `game` (+ `clock`) → `events` → `outputs`.
-//! Everything up to `events` is a pure, synchronous, time-injected core.
-pub mod bringup;
+//! The `touchmove` command line: one module per subcommand. The layers
+//! live in the workspace's crates (`touchmove-core`, `-hw`, `-wire`,
+//! `-board`, `-hall`); this crate only parses arguments and calls them.
 pub mod cli;
-pub mod clock;
-pub mod config;
-pub mod daemon;
-pub mod events;
-pub mod filter;
-pub mod game;
-pub mod hall;
-pub mod inference;
-pub mod outputs;
-pub mod sensors;
-pub mod session;
-pub mod synth;
-
-/// Milliseconds: trace time in `replay`, time since the game started when live.
-pub type Millis = u64;

@@ -7,21 +7,21 @@ mod support;
 use shakmaty::Color::{Black, White};
 use shakmaty::Position;
 use support::Hands;
-use touchmove::cli::replay::drive;
-use touchmove::clock::TimeControl;
-use touchmove::events::{Decision, Event, EventKind, Side};
-use touchmove::game::Profile;
-use touchmove::inference::arbiter::{Irregularity, RulingRefused};
-use touchmove::inference::{Completion, InferenceConfig};
-use touchmove::sensors::trace::{Record, TimedRecord, Trace};
-use touchmove::session::{Session, SessionConfig};
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::{Decision, Event, EventKind, Side};
+use touchmove_core::game::Profile;
+use touchmove_core::inference::arbiter::{Irregularity, RulingRefused};
+use touchmove_core::inference::{Completion, InferenceConfig};
+use touchmove_core::replay::drive;
+use touchmove_core::session::{Session, SessionConfig};
+use touchmove_core::trace::{Record, TimedRecord, Trace};
 
 fn session(profile: Profile, fen: Option<&str>) -> Session {
     Session::new(
         SessionConfig {
             profile,
-            start: fen.map_or_else(touchmove::game::Start::standard, |f| {
-                touchmove::game::Start::from_fen(f).unwrap()
+            start: fen.map_or_else(touchmove_core::game::Start::standard, |f| {
+                touchmove_core::game::Start::from_fen(f).unwrap()
             }),
             time_control: Some(TimeControl::parse_human("10+0").unwrap()),
             inference: InferenceConfig {

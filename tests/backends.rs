@@ -9,18 +9,17 @@ use rand::{RngExt, SeedableRng};
 use shakmaty::{Bitboard, File, Rank, Square};
 
 use touchmove::cli::record::{Ended, RecordPlan, record};
-use touchmove::sensors::gpio_matrix::{GpioMatrix, GpioMatrixConfig};
-use touchmove::sensors::hal::bitbang::BitBangSpi;
-use touchmove::sensors::hal::fake::{
-    FakeDelay, FakeGpioMatrix, FakeHallBoard, FakeMcp23017Bus, FakeShiftRegisters,
-};
-use touchmove::sensors::hall_adc::{AdcConfig, Ads1115, HallAdcConfig, HallMux, Mcp3008};
-use touchmove::sensors::mapping::{Mapping, Orientation};
-use touchmove::sensors::mcp23017::{Mcp23017Config, Mcp23017Matrix, McpPin};
-use touchmove::sensors::profile::{self, Backend};
-use touchmove::sensors::replay_trace::TraceReplay;
-use touchmove::sensors::shift_register::{Link, ShiftRegisterConfig, ShiftRegisterMatrix};
-use touchmove::sensors::{Scan, Scanner, SensorError};
+use touchmove_hw::analog_adc::{AdcConfig, Ads1115, AnalogAdcConfig, AnalogMux, Mcp3008};
+use touchmove_hw::gpio_matrix::{GpioMatrix, GpioMatrixConfig};
+use touchmove_hw::hal::bitbang::BitBangSpi;
+use touchmove_hw::hal::fake::{FakeAnalogBoard, FakeMcp23017Bus, FakeShiftRegisters};
+use touchmove_hw::hal::matrix_circuit::{MatrixCircuit, VirtualDelay};
+use touchmove_hw::mapping::{Mapping, Orientation};
+use touchmove_hw::mcp23017::{Mcp23017Config, Mcp23017Matrix, McpPin};
+use touchmove_hw::profile::{self, Backend};
+use touchmove_hw::replay_trace::TraceReplay;
+use touchmove_hw::shift_register::{ShiftBus, ShiftRegisterConfig, ShiftRegisterMatrix};
+use touchmove_hw::{Scan, Scanner, SensorError};
 
 // ------------------------------------------------------------ orientation
 
@@ -104,7 +103,7 @@ fn mcp_pins(list: [&str; 8]) -> [McpPin; 8] {
 fn occupancy_rigs(mapping: Mapping) -> Vec<Rig> {
     let mut rigs = Vec::new();
 
-    let fake = FakeGpioMatrix::new(true);
+    let fake = MatrixCircuit::new(true);
     fake.set_settle_ns(20_000);
     let config = GpioMatrixConfig {
         rows: [4, 17, 27, 22, 5, 6, 13, 19],
@@ -136,7 +135,7 @@ fn occupancy_rigs(mapping: Mapping) -> Vec<Rig> {
         mapping,
     };
     let fake = FakeShiftRegisters::new(true);
-    let spi = Link::Spi {
+    let spi = ShiftBus::Spi {
         bus: 0,
         chip_select: 0,
         clock_hz: 1_000_000,
@@ -145,7 +144,7 @@ fn occupancy_rigs(mapping: Mapping) -> Vec<Rig> {
         fake.spi(),
         fake.latch_pin(),
         fake.load_pin(),
-        FakeDelay::default(),
+        VirtualDelay::default(),
         &shift_config(spi),
         "spi".into(),
     )
@@ -157,7 +156,7 @@ fn occupancy_rigs(mapping: Mapping) -> Vec<Rig> {
     });
 
     let fake = FakeShiftRegisters::new(true);
-    let gpio = Link::Gpio {
+    let gpio = ShiftBus::Gpio {
         clock: 17,
         data_out: 27,
         data_in: 22,
@@ -167,7 +166,7 @@ fn occupancy_rigs(mapping: Mapping) -> Vec<Rig> {
         fake.clock_pin(),
         fake.data_out_pin(),
         fake.data_in_pin(),
-        FakeDelay::default(),
+        VirtualDelay::default(),
         1_000,
     )
     .unwrap();
@@ -175,7 +174,7 @@ fn occupancy_rigs(mapping: Mapping) -> Vec<Rig> {
         bus,
         fake.latch_pin(),
         fake.load_pin(),
-        FakeDelay::default(),
+        VirtualDelay::default(),
         &shift_config(gpio),
         "gpio".into(),
     )
@@ -248,7 +247,8 @@ fn occupancy_rigs(mapping: Mapping) -> Vec<Rig> {
             mapping,
         };
         let matrix =
-            Mcp23017Matrix::new(bus.clone(), FakeDelay::default(), &config, name.into()).unwrap();
+            Mcp23017Matrix::new(bus.clone(), VirtualDelay::default(), &config, name.into())
+                .unwrap();
         rigs.push(Rig {
             name,
             set_closed: Box::new(move |c| bus.set_closed(c)),
@@ -282,18 +282,18 @@ fn every_matrix_backend_reads_the_right_squares_in_every_orientation() {
 fn both_hall_backends_read_the_right_levels_in_every_orientation() {
     let mut rng = StdRng::seed_from_u64(0x4861_6c6c);
     for layout in layouts(&mut rng) {
-        let config = |adc| HallAdcConfig {
+        let config = |adc| AnalogAdcConfig {
             select: [5, 6, 13, 19],
             adc_inputs: [2, 0, 3, 1],
             adc,
             settle_us: 10,
             mapping: layout.mapping,
         };
-        let board = FakeHallBoard::new([2, 0, 3, 1]);
-        let mut mcp3008 = HallMux::new(
+        let board = FakeAnalogBoard::new([2, 0, 3, 1]);
+        let mut mcp3008 = AnalogMux::new(
             board.select_pins(),
             Mcp3008::new(board.mcp3008()),
-            FakeDelay::default(),
+            VirtualDelay::default(),
             &config(AdcConfig::Mcp3008 {
                 bus: 0,
                 chip_select: 0,
@@ -301,10 +301,10 @@ fn both_hall_backends_read_the_right_levels_in_every_orientation() {
             }),
             "mcp3008".into(),
         );
-        let mut ads1115 = HallMux::new(
+        let mut ads1115 = AnalogMux::new(
             board.select_pins(),
-            Ads1115::new(board.ads1115(0x4A), 0x4A, FakeDelay::default()),
-            FakeDelay::default(),
+            Ads1115::new(board.ads1115(0x4A), 0x4A, VirtualDelay::default()),
+            VirtualDelay::default(),
             &config(AdcConfig::Ads1115 {
                 bus: 1,
                 address: 0x4A,
@@ -691,7 +691,7 @@ fn record_stops_at_its_time_limit() {
 
 #[test]
 fn record_writes_the_clock_presses_before_the_scans_of_their_tick() {
-    use touchmove::sensors::clock_buttons::{ClockButtons, FakeButtons};
+    use touchmove_hw::clock_buttons::{ClockButtons, FakeButtons};
     let dir = scratch("presses");
     let trace = dir.join("board.trace");
     std::fs::write(&trace, "0 0000000000000001\n60000 0000000000000003\n").unwrap();
@@ -725,14 +725,14 @@ fn record_writes_the_clock_presses_before_the_scans_of_their_tick() {
     hand.join().unwrap();
     assert_eq!(recording.presses, 1);
     let text = String::from_utf8(out).unwrap();
-    let parsed = touchmove::sensors::trace::parse(&text, "board.trace").unwrap();
+    let parsed = touchmove_core::trace::parse(&text, "board.trace").unwrap();
     let clocks: Vec<u64> = parsed
         .records
         .iter()
         .filter(|r| {
             matches!(
                 r.record,
-                touchmove::sensors::trace::Record::Clock(shakmaty::Color::White)
+                touchmove_core::trace::Record::Clock(shakmaty::Color::White)
             )
         })
         .map(|r| r.t)

@@ -8,12 +8,13 @@
 use std::path::{Path, PathBuf};
 
 use shakmaty::{Bitboard, Board, Color, Square};
-use touchmove::Millis;
-use touchmove::bringup::{Answer, Check, Fault, Step};
-use touchmove::cli::board::{check_config, summary, write_result};
-use touchmove::sensors::profile::{self, Backend, BoardProfile};
-use touchmove::sensors::sim::{self, SimBoard, SimHands};
-use touchmove::sensors::{Scan, Scanner, Snapshot};
+use touchmove_core::Millis;
+use touchmove_core::scan::Snapshot;
+use touchmove_hw::bringup::for_profile::{check_config, summary, write_result};
+use touchmove_hw::bringup::{Answer, BoardFault, Check, Step};
+use touchmove_hw::profile::{self, Backend, BoardProfile};
+use touchmove_hw::sim::{self, SimBoard, SimHands};
+use touchmove_hw::{Scan, Scanner};
 
 struct Rig {
     profile: BoardProfile,
@@ -158,7 +159,7 @@ impl Rig {
         assert_eq!(self.check.step(), Step::Done);
     }
 
-    fn faults(&self) -> Vec<Fault> {
+    fn faults(&self) -> Vec<BoardFault> {
         self.check.outcome().unwrap().faults.clone()
     }
 
@@ -265,7 +266,7 @@ fn a_reversed_diode_is_named_from_its_ghosting_pattern() {
     assert!(
         faults
             .iter()
-            .any(|f| matches!(f, Fault::ReversedDiode { sensor, .. } if sensor.0 == 11)),
+            .any(|f| matches!(f, BoardFault::ReversedDiode { sensor, .. } if sensor.0 == 11)),
         "{}",
         rig.text()
     );

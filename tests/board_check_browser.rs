@@ -9,8 +9,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use shakmaty::Board;
-use touchmove::sensors::profile::{self, Backend};
-use touchmove::sensors::{Scan, Scanner, Snapshot, sim};
+use touchmove_core::scan::Snapshot;
+use touchmove_hw::profile::{self, Backend};
+use touchmove_hw::{Scan, Scanner, sim};
 
 struct Daemon(Child);
 

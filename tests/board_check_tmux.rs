@@ -12,8 +12,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Board, Square};
-use touchmove::sensors::profile::{self, Backend};
-use touchmove::sensors::{Scan, Scanner, Snapshot, sim};
+use touchmove_core::scan::Snapshot;
+use touchmove_hw::profile::{self, Backend};
+use touchmove_hw::{Scan, Scanner, sim};
 
 struct Tmux {
     socket: String,

@@ -11,20 +11,20 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Color::{Black, White};
 use shakmaty::{Bitboard, Square};
-use touchmove::Millis;
-use touchmove::clock::TimeControl;
-use touchmove::daemon::board_input::BoardInput;
-use touchmove::daemon::game_loop::{Source, board_session_config};
-use touchmove::daemon::{Options, start};
-use touchmove::events::{Event, EventKind, Side};
-use touchmove::game::pgn::{self, Tags};
-use touchmove::game::{Profile, Start};
-use touchmove::inference::Completion;
-use touchmove::outputs::feed::Resume;
-use touchmove::sensors::clock_buttons::{ClockButtons, FakeButtons};
-use touchmove::sensors::profile::{self, BoardProfile};
-use touchmove::sensors::{Scan, Scanner, SensorError};
-use touchmove::session::Session;
+use touchmove_board::daemon::board_input::BoardInput;
+use touchmove_board::daemon::game_loop::{GameSource, board_session_config};
+use touchmove_board::daemon::{Options, start};
+use touchmove_board::outputs::feed::Resume;
+use touchmove_core::Millis;
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::{Event, EventKind, Side};
+use touchmove_core::game::pgn::{self, Tags};
+use touchmove_core::game::{Profile, Start};
+use touchmove_core::inference::Completion;
+use touchmove_core::session::Session;
+use touchmove_hw::clock_buttons::{ClockButtons, FakeButtons};
+use touchmove_hw::profile::{self, BoardProfile};
+use touchmove_hw::{Scan, Scanner, SensorError};
 
 // ------------------------------------------------------------- profiles
 
@@ -547,7 +547,7 @@ async fn the_daemon_passes_stop_clocks_on_alert_to_its_session() {
         speed: 20.0,
         time_control: Some(TimeControl::parse_human("10+0").unwrap()),
         stop_clocks_on_alert: true,
-        ..Options::new(Source::Trace(Box::new(hands.trace.clone())))
+        ..Options::new(GameSource::Trace(Box::new(hands.trace.clone())))
     })
     .await
     .unwrap();

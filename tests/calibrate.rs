@@ -6,12 +6,13 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use shakmaty::{Bitboard, Square};
 use touchmove::cli::calibrate::{
-    CalibrateError, Prompter, Settings, Step, calibrate, load_calibration, steps,
+    CalibrateError, CalibrationStep, Prompter, Settings, calibrate, load_calibration, steps,
 };
-use touchmove::filter::Classify;
-use touchmove::filter::hall::{Calibration, HallClassifier};
-use touchmove::sensors::sim::{HallModel, SimBoard, SimHands};
-use touchmove::sensors::{Scan, Scanner, Snapshot};
+use touchmove_core::filter::Classify;
+use touchmove_core::filter::analog::{AnalogClassifier, Calibration};
+use touchmove_core::scan::Snapshot;
+use touchmove_hw::sim::{AnalogModel, SimBoard, SimHands};
+use touchmove_hw::{Scan, Scanner};
 
 /// Sets the simulated board up for every step, as a person would.
 struct ScriptedHands {
@@ -31,7 +32,12 @@ impl ScriptedHands {
 }
 
 impl Prompter for ScriptedHands {
-    fn prepare(&mut self, step: &Step, number: usize, count: usize) -> Result<(), CalibrateError> {
+    fn prepare(
+        &mut self,
+        step: &CalibrationStep,
+        number: usize,
+        count: usize,
+    ) -> Result<(), CalibrateError> {
         assert_eq!(number, self.prepared.len() + 1);
         assert_eq!(count, 5);
         self.hands.set(step.layout);
@@ -43,12 +49,12 @@ impl Prompter for ScriptedHands {
         self.readings += 1;
     }
 
-    fn finished(&mut self, _step: &Step) {}
+    fn finished(&mut self, _step: &CalibrationStep) {}
 }
 
 fn hall_board(seed: u64, noise: f64, polarity: bool) -> SimBoard {
     SimBoard::standing(Snapshot::default())
-        .with_hall(HallModel::random(seed, noise, polarity), seed)
+        .with_hall(AnalogModel::random(seed, noise, polarity), seed)
 }
 
 fn settings() -> Settings {
@@ -81,7 +87,7 @@ fn random_position(rng: &mut Xoshiro256PlusPlus) -> Snapshot {
 
 /// Scans every position many times and checks every square of every scan.
 fn assert_classifies(board: &mut SimBoard, calibration: &Calibration, positions: usize) {
-    let mut classifier = HallClassifier::new(calibration);
+    let mut classifier = AnalogClassifier::new(calibration);
     let hands = board.hands();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
     let mut t = 0;
@@ -211,11 +217,16 @@ fn an_occupancy_board_is_not_calibrated() {
 fn a_stopped_prompt_stops_the_procedure() {
     struct Stop;
     impl Prompter for Stop {
-        fn prepare(&mut self, _: &Step, n: usize, _: usize) -> Result<(), CalibrateError> {
+        fn prepare(
+            &mut self,
+            _: &CalibrationStep,
+            n: usize,
+            _: usize,
+        ) -> Result<(), CalibrateError> {
             Err(CalibrateError::Stopped(format!("no one at step {n}")))
         }
         fn sampled(&mut self, _: u32, _: u32) {}
-        fn finished(&mut self, _: &Step) {}
+        fn finished(&mut self, _: &CalibrationStep) {}
     }
     let mut board = hall_board(1, 4.0, true);
     let err = calibrate("x", &mut board, &mut Stop, &settings()).unwrap_err();
@@ -325,6 +336,6 @@ fn the_example_profile_reads_the_simulated_board() {
     let calibration = load_calibration(&path).unwrap();
     assert_eq!(calibration.board, "sim-hall");
     // The board `--board sim-hall` builds (seed 1, default noise).
-    let mut board = hall_board(1, HallModel::DEFAULT_NOISE, true);
+    let mut board = hall_board(1, AnalogModel::DEFAULT_NOISE, true);
     assert_classifies(&mut board, &calibration, 6);
 }

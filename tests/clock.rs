@@ -1,8 +1,8 @@
 //! The chess clock in virtual time: every time control, flags, pauses,
 //! penalties, adjustments, and the time control parsers.
 use shakmaty::{ByColor, Color};
-use touchmove::Millis;
-use touchmove::clock::{
+use touchmove_core::Millis;
+use touchmove_core::clock::{
     Bonus, Change, Clock, ClockError, Completed, DelayKind, ErrorKind, FlagReport, IgnoreReason,
     InvalidTimeControl, PauseReason, Press, SetTimes, Source, TimeControl, TimeControlTag,
     TimeReason, format_clk, format_emt,

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use touchmove::cli::pgn::{replay, tags_of};
-use touchmove::game::pgn::{self, read_all};
-use touchmove::game::{EndReason, Profile};
+use touchmove_core::game::pgn::{self, read_all};
+use touchmove_core::game::{EndReason, Profile};
 
 fn corpus() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
@@ -25,7 +25,7 @@ fn every_corpus_game_round_trips_through_the_record_and_pgn() {
     let mut plies_seen = 0;
     let mut ended_early = Vec::new();
     for file in corpus() {
-        let games = pgn::read_file(&file).unwrap();
+        let games = touchmove::cli::read_pgn_file(&file).unwrap();
         for game in games {
             let game = game.unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let record = replay(&game, Profile::FideStandard);

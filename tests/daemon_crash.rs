@@ -18,11 +18,11 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
-use touchmove::cli::replay::{drive, session_for};
-use touchmove::clock::TimeControl;
-use touchmove::events::{Event, EventKind};
-use touchmove::outputs::journal::Journal;
-use touchmove::synth::{self, HandStyle};
+use touchmove_board::outputs::journal::Journal;
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::replay::{drive, session_for};
+use touchmove_synth::{self as synth, HandStyle};
 
 const KILLS: usize = 100;
 const TIME_CONTROL: &str = "90+30";

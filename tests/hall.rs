@@ -1,7 +1,7 @@
 //! `touchmove hall` against the real Mosquitto (the example ACL, users
 //! `hall` and one per board): fake boards (tests/hall_support) publish
 //! real events, retained state, PGN and status; the hall is started
-//! in-process (`touchmove::hall::start`) and read over HTTP.
+//! in-process (`touchmove_hall::start`) and read over HTTP.
 mod hall_support;
 
 use std::net::SocketAddr;
@@ -11,16 +11,16 @@ use hall_support::{FakeBoard, HALL_PASSWORD, broker, game};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use touchmove::events::{EventKind, Side};
-use touchmove::game::pgn::read_all;
-use touchmove::hall::{self, HallOptions, Running};
-use touchmove::outputs::mqtt::mosquitto::Mosquitto;
-use touchmove::outputs::mqtt::wire::{Channel, ReplayRequest};
+use touchmove_core::events::{EventKind, Side};
+use touchmove_core::game::pgn::read_all;
+use touchmove_hall::{self as hall, HallOptions, RunningHall};
+use touchmove_testkit::mosquitto::Mosquitto;
+use touchmove_wire::mqtt::{Channel, ReplayRequest};
 
 const HALL: &str = "open-2026";
 const TOKEN: &str = "hall-token-0123456789";
 
-async fn start_hall(broker: &Mosquitto, token: Option<&str>, client_id: &str) -> Running {
+async fn start_hall(broker: &Mosquitto, token: Option<&str>, client_id: &str) -> RunningHall {
     hall::start(HallOptions {
         bind: "127.0.0.1:0".parse().unwrap(),
         password: Some(HALL_PASSWORD.into()),
@@ -100,7 +100,7 @@ async fn the_hall_sees_every_event_drops_duplicates_and_fills_a_gap_by_replay() 
     // Wait for the hall's subscription (the status reaches it).
     let status = || hall.registry().status_of("b1");
     until("b1 online", || {
-        status() == Some(touchmove::hall::registry::Status::Online)
+        status() == Some(touchmove_hall::registry::Status::Online)
     })
     .await;
 
@@ -246,7 +246,7 @@ async fn a_board_that_dies_shows_as_an_offline_alert_and_illegal_moves_as_alerts
     });
     b4.event(at);
     until("b3 online", || {
-        hall.registry().status_of("b3") == Some(touchmove::hall::registry::Status::Online)
+        hall.registry().status_of("b3") == Some(touchmove_hall::registry::Status::Online)
     })
     .await;
     until("the illegal move alert", || {
@@ -256,7 +256,7 @@ async fn a_board_that_dies_shows_as_an_offline_alert_and_illegal_moves_as_alerts
 
     b3.die();
     until("b3 offline", || {
-        hall.registry().status_of("b3") == Some(touchmove::hall::registry::Status::Offline)
+        hall.registry().status_of("b3") == Some(touchmove_hall::registry::Status::Offline)
     })
     .await;
     let boards = get_json(hall.addr, "/boards").await;
@@ -342,7 +342,7 @@ async fn the_round_pgn_has_every_board_in_order_with_board_round_and_clocks() {
             "a [%clk] on every move"
         );
         assert_eq!(
-            touchmove::game::fen_of(&pgn.moves.iter().fold(
+            touchmove_core::game::fen_of(&pgn.moves.iter().fold(
                 pgn.start.position().clone(),
                 |mut p, m| {
                     use shakmaty::Position;

@@ -4,15 +4,15 @@
 //! `touchmove replay --events` prints, and the round PGN has every game.
 use std::time::{Duration, Instant};
 
-use touchmove::cli::replay::{drive, parse_time_control, session_for};
-use touchmove::config::{Mqtt, Secret};
-use touchmove::daemon::game_loop::Source;
-use touchmove::daemon::{Options, Running, start};
-use touchmove::game::pgn::{Tags, read_all};
-use touchmove::hall::{self, HallOptions};
-use touchmove::outputs::mqtt::mosquitto::{BrokerSetup, Mosquitto};
-use touchmove::sensors::trace::Trace;
-use touchmove::synth::{self, HandStyle};
+use touchmove_board::config::{Mqtt, Secret};
+use touchmove_board::daemon::game_loop::GameSource;
+use touchmove_board::daemon::{Options, Running, start};
+use touchmove_core::game::pgn::{Tags, read_all};
+use touchmove_core::replay::{drive, parse_time_control, session_for};
+use touchmove_core::trace::Trace;
+use touchmove_hall::{self as hall, HallOptions};
+use touchmove_synth::{self as synth, HandStyle};
+use touchmove_testkit::mosquitto::{BrokerSetup, Mosquitto};
 
 const HALL: &str = "club";
 const TIME_CONTROL: &str = "90+30";
@@ -47,7 +47,7 @@ async fn board(broker: &Mosquitto, id: &str, trace: Trace) -> Running {
             ..Tags::default()
         },
         mqtt: Some(mqtt),
-        ..Options::new(Source::Trace(Box::new(trace)))
+        ..Options::new(GameSource::Trace(Box::new(trace)))
     })
     .await
     .unwrap()
@@ -80,7 +80,7 @@ async fn every_event_of_every_board_reaches_the_hall() {
 
     // The hall holds each board's events, in order, once.
     let deadline = Instant::now() + Duration::from_secs(60);
-    let complete = |hall: &touchmove::hall::Running| {
+    let complete = |hall: &touchmove_hall::RunningHall| {
         BOARDS.iter().zip(&expected).all(|(id, lines)| {
             let held: Vec<String> = hall
                 .registry()
@@ -179,11 +179,11 @@ async fn a_broker_restarted_mid_game_loses_nothing_on_the_way_to_the_hall() {
         time_control: Some(parse_time_control(TIME_CONTROL).unwrap()),
         journal: Some(dir.join("journal.sqlite")),
         mqtt: Some(mqtt),
-        ..Options::new(Source::Trace(Box::new(trace)))
+        ..Options::new(GameSource::Trace(Box::new(trace)))
     })
     .await
     .unwrap();
-    let held = |hall: &touchmove::hall::Running| hall.registry().events("b1").len();
+    let held = |hall: &touchmove_hall::RunningHall| hall.registry().events("b1").len();
 
     // A quarter of the game in, the broker goes away for two seconds.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -196,13 +196,13 @@ async fn a_broker_restarted_mid_game_loses_nothing_on_the_way_to_the_hall() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let published_meanwhile = board
         .feed
-        .subscribe(touchmove::outputs::feed::Resume::After { game: None, seq: 0 })
+        .subscribe(touchmove_board::outputs::feed::Resume::After { game: None, seq: 0 })
         .0
         .len();
     broker.resume().unwrap();
 
     let deadline = Instant::now() + Duration::from_secs(90);
-    let lines = |hall: &touchmove::hall::Running| -> Vec<String> {
+    let lines = |hall: &touchmove_hall::RunningHall| -> Vec<String> {
         hall.registry()
             .events("b1")
             .iter()

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use hall_support::{FakeBoard, HALL_PASSWORD, broker, game};
 use serde_json::json;
-use touchmove::events::{EventKind, Side};
-use touchmove::hall::{self, HallOptions};
-use touchmove::outputs::mqtt::wire::Channel;
+use touchmove_core::events::{EventKind, Side};
+use touchmove_hall::{self as hall, HallOptions};
+use touchmove_wire::mqtt::Channel;
 
 const HALL: &str = "hall-browser";
 const BOARDS: usize = 20;
@@ -182,9 +182,9 @@ async fn the_dashboard_shows_an_illegal_move_within_a_second() {
 
 /// Waits (10 s at most) until the hall's registry satisfies `done`.
 async fn until(
-    hall: &hall::Running,
+    hall: &hall::RunningHall,
     what: &str,
-    done: impl Fn(&touchmove::hall::registry::Registry) -> bool,
+    done: impl Fn(&touchmove_hall::registry::Registry) -> bool,
 ) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !done(&hall.registry()) {
@@ -204,7 +204,7 @@ struct Seat {
 
 /// The index after the events of the next ply from `from` (up to and
 /// including its `move_completed`), or the end of the game.
-fn next_ply_end(events: &[touchmove::events::Event], from: usize) -> usize {
+fn next_ply_end(events: &[touchmove_core::events::Event], from: usize) -> usize {
     events[from..]
         .iter()
         .position(|e| matches!(e.kind, EventKind::MoveCompleted { .. }))
@@ -333,7 +333,7 @@ async fn the_dashboard_keeps_up_with_a_round() {
         if turn % 10 == 5 {
             let s = &mut seats[(turn * 37) % boards];
             let last = &games[s.game].events[s.next - 1];
-            let illegal = touchmove::events::Event {
+            let illegal = touchmove_core::events::Event {
                 t_ms: last.t_ms + 1,
                 seq: last.seq + 1,
                 kind: EventKind::IllegalMove {

@@ -15,12 +15,12 @@ use proptest::prelude::*;
 use rumqttc::{Client, Event as MqttEvent, MqttOptions, Packet, QoS};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use touchmove::events::{Event, EventKind};
-use touchmove::hall::limits::{MAX_GAME_EVENTS, MAX_PACKET, MAX_PAYLOAD, SEQ_WINDOW};
-use touchmove::hall::registry::{ALERTS_KEPT, FAULTS_KEPT, Registry, Status};
-use touchmove::hall::rejects::ALERT_AFTER;
-use touchmove::hall::{self, HallOptions, Running};
-use touchmove::outputs::mqtt::wire::{BoardTopics, Channel, EventMessage, ReplayRequest};
+use touchmove_core::events::{Event, EventKind};
+use touchmove_hall::limits::{MAX_GAME_EVENTS, MAX_PACKET, MAX_PAYLOAD, SEQ_WINDOW};
+use touchmove_hall::registry::{ALERTS_KEPT, FAULTS_KEPT, Registry, Status};
+use touchmove_hall::rejects::ALERT_AFTER;
+use touchmove_hall::{self as hall, HallOptions, RunningHall};
+use touchmove_wire::mqtt::{BoardTopics, Channel, EventMessage, ReplayRequest};
 
 const HALL: &str = "open-2026";
 const NOW: u64 = 1_800_000_000_000;
@@ -548,7 +548,7 @@ static GOOD_GAME: std::sync::LazyLock<hall_support::Game> =
 
 // The MQTT cases: the real Mosquitto.
 
-async fn start_hall(url: &str, client_id: &str) -> Running {
+async fn start_hall(url: &str, client_id: &str) -> RunningHall {
     hall::start(HallOptions {
         bind: "127.0.0.1:0".parse().unwrap(),
         password: Some(HALL_PASSWORD.into()),
@@ -828,9 +828,9 @@ async fn a_stolen_client_id_evicts_neither_a_board_nor_the_hall() {
 /// the username instead.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_daemon_and_the_hall_work_with_the_example_broker() {
-    use touchmove::config::{Mqtt, Secret};
-    use touchmove::daemon::game_loop::Source;
-    use touchmove::daemon::{Options, start};
+    use touchmove_board::config::{Mqtt, Secret};
+    use touchmove_board::daemon::game_loop::GameSource;
+    use touchmove_board::daemon::{Options, start};
     let broker = example_broker(&["b1"]);
     let hall = hall::start(HallOptions {
         bind: "127.0.0.1:0".parse().unwrap(),
@@ -840,11 +840,11 @@ async fn the_daemon_and_the_hall_work_with_the_example_broker() {
     .await
     .unwrap();
     until("the hall's connection", 10, || hall.shared.connected()).await;
-    let (start_position, moves) = touchmove::synth::random_game(61, 10);
-    let trace = touchmove::synth::synthesize(
+    let (start_position, moves) = touchmove_synth::random_game(61, 10);
+    let trace = touchmove_synth::synthesize(
         &start_position,
         &moves,
-        &touchmove::synth::HandStyle::careful(),
+        &touchmove_synth::HandStyle::careful(),
         61,
     )
     .trace;
@@ -855,7 +855,7 @@ async fn the_daemon_and_the_hall_work_with_the_example_broker() {
         bind: "127.0.0.1:0".parse().unwrap(),
         speed: 50.0,
         mqtt: Some(mqtt),
-        ..Options::new(Source::Trace(Box::new(trace)))
+        ..Options::new(GameSource::Trace(Box::new(trace)))
     })
     .await
     .unwrap();

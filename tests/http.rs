@@ -1,5 +1,5 @@
 //! The daemon over real HTTP on loopback: a synthesized trace is played
-//! through `touchmove::daemon` (fast, by a speed factor) and read back
+//! through `touchmove_board::daemon` (fast, by a speed factor) and read back
 //! through `/events`, `/game.pgn`, `/state` and the control endpoints.
 //!
 //! Requests are HTTP/1.0 over a plain TCP stream, so that streamed
@@ -10,12 +10,12 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use touchmove::cli::replay::{drive, parse_time_control, session_for};
-use touchmove::daemon::game_loop::Source;
-use touchmove::daemon::{Options, Running, start};
-use touchmove::game::pgn::{Tags, read_all};
-use touchmove::sensors::trace::Trace;
-use touchmove::synth::{self, HandStyle};
+use touchmove_board::daemon::game_loop::GameSource;
+use touchmove_board::daemon::{Options, Running, start};
+use touchmove_core::game::pgn::{Tags, read_all};
+use touchmove_core::replay::{drive, parse_time_control, session_for};
+use touchmove_core::trace::Trace;
+use touchmove_synth::{self as synth, HandStyle};
 
 const TOKEN: &str = "test-token-0123456789";
 
@@ -46,7 +46,7 @@ async fn daemon(trace: Trace, token: Option<&str>, speed: f64) -> Running {
             black: "Black Player".into(),
             ..Tags::default()
         },
-        ..Options::new(Source::Trace(Box::new(trace)))
+        ..Options::new(GameSource::Trace(Box::new(trace)))
     })
     .await
     .unwrap()
@@ -352,7 +352,7 @@ async fn every_control_command_works_with_the_token() {
         token: Some(TOKEN.into()),
         speed: 20.0,
         time_control: Some(parse_time_control("90+30").unwrap()),
-        ..Options::new(Source::Demo {
+        ..Options::new(GameSource::Demo {
             seed: 11,
             faults: false,
         })

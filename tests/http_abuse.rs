@@ -8,7 +8,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use touchmove::outputs::serve::{Limits, raise_open_files_limit};
+use touchmove_wire::serve::{Limits, raise_open_files_limit};
 
 const OPEN_FILES: u64 = 1024;
 

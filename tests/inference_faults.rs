@@ -3,9 +3,9 @@
 mod support;
 
 use shakmaty::Color;
-use touchmove::events::{Event, EventKind};
-use touchmove::synth::faults::{self, Fault, Knock};
-use touchmove::synth::{self, Expected, HandStyle};
+use touchmove_core::events::{Event, EventKind};
+use touchmove_synth::faults::{self, Fault, Knock};
+use touchmove_synth::{self as synth, Expected, HandStyle};
 
 /// An alert reduced to what the contract fixes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -280,7 +280,7 @@ fn final_positions(
             }
             // The position (9.2): placement, turn, castling, en passant;
             // not the move counters.
-            let fen = touchmove::game::fen_of(&pos);
+            let fen = touchmove_core::game::fen_of(&pos);
             fen.split(' ').take(4).collect::<Vec<_>>().join(" ")
         })
         .collect()
@@ -325,7 +325,7 @@ fn check_missed(k: usize, wanted: usize) {
             for m in &moves {
                 end.play_unchecked(*m);
             }
-            let same_end = out.session.game().fen() == touchmove::game::fen_of(&end)
+            let same_end = out.session.game().fen() == touchmove_core::game::fen_of(&end)
                 || out.session.game().is_over();
             (got_alerts.is_empty() && same_end)
                 .then_some(())
@@ -343,7 +343,7 @@ fn check_missed(k: usize, wanted: usize) {
             for m in &moves {
                 end.play_unchecked(*m);
             }
-            let same_end = out.session.game().fen() == touchmove::game::fen_of(&end)
+            let same_end = out.session.game().fen() == touchmove_core::game::fen_of(&end)
                 || out.session.game().is_over();
             let open = out.events.iter().rev().find_map(|e| match &e.kind {
                 EventKind::Candidates { lines } => Some(lines.clone()),

@@ -5,8 +5,7 @@ mod support;
 
 use std::path::Path;
 
-use touchmove::game::pgn;
-use touchmove::synth::{self, HandStyle};
+use touchmove_synth::{self as synth, HandStyle};
 
 fn full() -> bool {
     std::env::var("TOUCHMOVE_FULL").is_ok_and(|v| v == "1")
@@ -31,7 +30,7 @@ fn corpus_games_replay_exactly_with_no_alert() {
         "201507britchamp.pgn",
         "twic1599.pgn",
     ] {
-        let games = pgn::read_file(&dir.join(name)).unwrap();
+        let games = touchmove::cli::read_pgn_file(&dir.join(name)).unwrap();
         let step = if full() { 1 } else { 37 };
         for game in games.iter().step_by(step) {
             let game = game.as_ref().unwrap();

@@ -12,10 +12,10 @@ mod support;
 use std::path::Path;
 
 use shakmaty::{Chess, Move, Position};
-use touchmove::events::EventKind;
-use touchmove::game::{Profile, pgn};
-use touchmove::synth::faults::{self, Fault};
-use touchmove::synth::{self, Expected, HandStyle, Synthesized};
+use touchmove_core::events::EventKind;
+use touchmove_core::game::Profile;
+use touchmove_synth::faults::{self, Fault};
+use touchmove_synth::{self as synth, Expected, HandStyle, Synthesized};
 
 fn full() -> bool {
     std::env::var("TOUCHMOVE_FULL").is_ok_and(|v| v == "1")
@@ -31,7 +31,7 @@ fn corpus(step: usize) -> Vec<(String, Chess, Vec<Move>)> {
         "201507britchamp.pgn",
         "twic1599.pgn",
     ] {
-        let games = pgn::read_file(&dir.join(name)).unwrap();
+        let games = touchmove::cli::read_pgn_file(&dir.join(name)).unwrap();
         for game in games.iter().step_by(if full() { 1 } else { step }) {
             let game = game.as_ref().unwrap();
             out.push((
@@ -152,7 +152,7 @@ fn judge_jump(
                 }
             }
             // The position (9.2): not the move counters.
-            let fen = touchmove::game::fen_of(&p);
+            let fen = touchmove_core::game::fen_of(&p);
             Some(fen.split(' ').take(4).collect::<Vec<_>>().join(" "))
         };
         // The same position once the difference is gone (at once for a
@@ -197,7 +197,7 @@ fn judge_jump(
             };
             p.play_unchecked(m);
         }
-        Some(touchmove::game::fen_of(&p))
+        Some(touchmove_core::game::fen_of(&p))
     };
     let truth_prefixes: Vec<String> = (played.len()..=source.len())
         .map(|n| {
@@ -205,7 +205,7 @@ fn judge_jump(
             for m in &moves[played.len()..n] {
                 p.play_unchecked(*m);
             }
-            touchmove::game::fen_of(&p)
+            touchmove_core::game::fen_of(&p)
         })
         .collect();
     if lines

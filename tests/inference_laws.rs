@@ -6,11 +6,11 @@ mod support;
 use shakmaty::Color::{Black, White};
 use shakmaty::Role;
 use support::{Hands, kinds, played_uci};
-use touchmove::events::EventKind;
+use touchmove_core::events::EventKind;
 
 const CASTLE_READY: &str = "r3k2r/pppq1ppp/2npbn2/2b1p3/2B1P3/2NPBN2/PPPQ1PPP/R3K2R w KQkq - 4 8";
 
-fn touch_moves(events: &[touchmove::events::Event]) -> Vec<(String, String)> {
+fn touch_moves(events: &[touchmove_core::events::Event]) -> Vec<(String, String)> {
     events
         .iter()
         .filter_map(|e| match &e.kind {

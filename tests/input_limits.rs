@@ -18,17 +18,17 @@ use std::time::Duration;
 use shakmaty::Bitboard;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use touchmove::cli::replay::parse_time_control;
-use touchmove::daemon::game_loop::Source;
-use touchmove::daemon::{Options, start};
-use touchmove::events::EventKind;
-use touchmove::game::pgn::{self, Tags, read_all};
-use touchmove::game::{Game, Profile, Start, TagValue};
-use touchmove::inference::InferenceConfig;
-use touchmove::outputs::journal::{GameMeta, Journal};
-use touchmove::sensors::Scan;
-use touchmove::sensors::trace::{self, LineError, MAX_LINE_BYTES, MAX_TIME_MS, TraceReader};
-use touchmove::session::{Session, SessionConfig};
+use touchmove_board::daemon::game_loop::GameSource;
+use touchmove_board::daemon::{Options, start};
+use touchmove_board::outputs::journal::{GameMeta, Journal};
+use touchmove_core::events::EventKind;
+use touchmove_core::game::pgn::{self, Tags, read_all};
+use touchmove_core::game::{Game, Profile, Start, TagValue};
+use touchmove_core::inference::InferenceConfig;
+use touchmove_core::replay::parse_time_control;
+use touchmove_core::scan::Scan;
+use touchmove_core::session::{Session, SessionConfig};
+use touchmove_core::trace::{self, LineError, MAX_LINE_BYTES, MAX_TIME_MS, TraceReader};
 
 const TOKEN: &str = "test-token-0123456789";
 const START: &str = "FFFF00000000FFFF";
@@ -59,7 +59,7 @@ fn touchmove(args: &[&str]) -> std::process::Output {
 }
 
 fn config_error(d: &Path, text: &str) -> String {
-    touchmove::config::parse(text, &d.join("touchmove.toml"))
+    touchmove_board::config::parse(text, &d.join("touchmove.toml"))
         .map(|_| panic!("accepted: {text}"))
         .unwrap_err()
         .to_string()
@@ -93,7 +93,7 @@ async fn the_api_refuses_a_forged_tag_and_the_pgn_escapes_quotes_and_backslashes
         token: Some(TOKEN.into()),
         speed: 20.0,
         time_control: Some(parse_time_control("90+30").unwrap()),
-        ..Options::new(Source::Demo {
+        ..Options::new(GameSource::Demo {
             seed: 11,
             faults: false,
         })
@@ -175,7 +175,7 @@ fn the_configuration_applies_the_same_rule_to_game_tags() {
         );
         assert!(e.len() < 300, "{e}");
     }
-    let c = touchmove::config::parse(
+    let c = touchmove_board::config::parse(
         &format!(
             "{base}white = 'O\"Neil \\ Jr.'\nsite = \"{}\"\n",
             "é".repeat(255)
@@ -566,7 +566,7 @@ fn the_hall_login_is_no_board_id() {
         "{e}"
     );
     // A hall may be called `hall`.
-    let c = touchmove::config::parse(
+    let c = touchmove_board::config::parse(
         "[board]\nprofile = \"board.toml\"\n[mqtt]\nbroker = \"mqtt://h\"\nhall = \"hall\"\nboard = \"b1\"\n",
         &d.join("touchmove.toml"),
     )
@@ -574,7 +574,7 @@ fn the_hall_login_is_no_board_id() {
     assert_eq!(c.mqtt.unwrap().hall, "hall");
     // The settings the command line's `--board` makes are checked the same way.
     let broker = "mqtt://127.0.0.1".parse().unwrap();
-    let e = touchmove::config::Mqtt::new(broker, "h", "hall").unwrap_err();
+    let e = touchmove_board::config::Mqtt::new(broker, "h", "hall").unwrap_err();
     assert!(
         e.starts_with("board: ") && e.contains("hall's broker login"),
         "{e}"

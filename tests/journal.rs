@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use shakmaty::Color;
-use touchmove::cli::replay::{drive, session_for};
-use touchmove::clock::TimeControl;
-use touchmove::events::{Event, EventKind};
-use touchmove::game::pgn;
-use touchmove::outputs::journal::{GameId, GameMeta, Journal, JournalError, SCHEMA_VERSION};
-use touchmove::session::Session;
-use touchmove::synth::faults::{self, Fault, Knock};
-use touchmove::synth::{self, HandStyle};
+use touchmove_board::outputs::journal::{GameId, GameMeta, Journal, JournalError, SCHEMA_VERSION};
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::game::pgn;
+use touchmove_core::replay::{drive, session_for};
+use touchmove_core::session::Session;
+use touchmove_synth::faults::{self, Fault, Knock};
+use touchmove_synth::{self as synth, HandStyle};
 
 /// A fresh path for a journal in this test's own directory.
 fn db_path(name: &str) -> PathBuf {

@@ -15,13 +15,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
-use touchmove::cli::replay::{drive, session_for};
-use touchmove::clock::TimeControl;
-use touchmove::events::{Event, EventKind};
-use touchmove::game::Game;
-use touchmove::outputs::journal::Journal;
-use touchmove::synth::faults::{self, Fault};
-use touchmove::synth::{self, HandStyle};
+use touchmove_board::outputs::journal::Journal;
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::game::Game;
+use touchmove_core::replay::{drive, session_for};
+use touchmove_synth::faults::{self, Fault};
+use touchmove_synth::{self as synth, HandStyle};
 
 const KILLS: usize = 100;
 const TIME_CONTROL: &str = "90+30";

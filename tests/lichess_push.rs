@@ -1,6 +1,6 @@
 //! The push of the round to Lichess, end to end: fake boards
 //! (tests/hall_support) publish their PGN through the real Mosquitto, a
-//! real hall (`touchmove::hall::start`) pushes it, and a local HTTP server
+//! real hall (`touchmove_hall::start`) pushes it, and a local HTTP server
 //! plays Lichess's `POST /api/broadcast/round/{id}/push` as Lichess
 //! documents and implements it (lichess-org/api
 //! `doc/specs/tags/broadcasts/broadcast-round-broadcastRoundId-push.yaml`,
@@ -22,10 +22,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use hall_support::{FakeBoard, HALL_PASSWORD, broker};
 use serde_json::{Value, json};
-use touchmove::game::pgn::{PgnError, read_all};
-use touchmove::hall::lichess::LichessOptions;
-use touchmove::hall::{self, HallOptions, Running};
-use touchmove::outputs::mqtt::mosquitto::Mosquitto;
+use touchmove_core::game::pgn::{PgnError, read_all};
+use touchmove_hall::lichess::LichessOptions;
+use touchmove_hall::{self as hall, HallOptions, RunningHall};
+use touchmove_testkit::mosquitto::Mosquitto;
 
 const HALL: &str = "olympiad";
 const TOKEN: &str = "lip_test_token_0123";
@@ -191,7 +191,7 @@ async fn fake_lichess(fake: Arc<FakeLichess>) -> String {
     format!("http://{addr}")
 }
 
-async fn start_hall(broker: &Mosquitto, lichess: Option<LichessOptions>) -> Running {
+async fn start_hall(broker: &Mosquitto, lichess: Option<LichessOptions>) -> RunningHall {
     hall::start(HallOptions {
         bind: "127.0.0.1:0".parse().unwrap(),
         password: Some(HALL_PASSWORD.into()),
@@ -220,7 +220,7 @@ async fn until(what: &str, mut check: impl FnMut() -> bool) {
     }
 }
 
-async fn push_json(hall: &Running) -> Value {
+async fn push_json(hall: &RunningHall) -> Value {
     // reqwest is built without a default TLS provider (as the hall's).
     let _ = rustls::crypto::ring::default_provider().install_default();
     let url = format!("http://{}/push.json", hall.addr);
@@ -230,7 +230,7 @@ async fn push_json(hall: &Running) -> Value {
 }
 
 /// Polls `/push.json` until `check` holds; the last answer.
-async fn until_status(hall: &Running, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+async fn until_status(hall: &RunningHall, what: &str, check: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let status = push_json(hall).await;

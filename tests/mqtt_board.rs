@@ -12,18 +12,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rumqttc::{Client, Event as MqttEvent, MqttOptions, Packet, QoS};
-use touchmove::cli::replay::{drive, parse_time_control, session_for};
-use touchmove::config::{Mqtt, Secret};
-use touchmove::daemon::game_loop::Source;
-use touchmove::daemon::{Options, Running, start};
-use touchmove::game::pgn::{Tags, read_all};
-use touchmove::outputs::journal::Journal;
-use touchmove::outputs::mqtt::mosquitto::{BrokerSetup, Mosquitto};
-use touchmove::outputs::mqtt::wire::{
+use touchmove_board::config::{Mqtt, Secret};
+use touchmove_board::daemon::game_loop::GameSource;
+use touchmove_board::daemon::{Options, Running, start};
+use touchmove_board::outputs::journal::Journal;
+use touchmove_core::game::pgn::{Tags, read_all};
+use touchmove_core::replay::{drive, parse_time_control, session_for};
+use touchmove_core::trace::Trace;
+use touchmove_synth::{self as synth, HandStyle};
+use touchmove_testkit::mosquitto::{BrokerSetup, Mosquitto};
+use touchmove_wire::mqtt::{
     BoardTopics, Channel, EventMessage, ReplayRequest, hall_filter, wall_ms_now,
 };
-use touchmove::sensors::trace::Trace;
-use touchmove::synth::{self, HandStyle};
 
 const HALL: &str = "open";
 const TIME_CONTROL: &str = "90+30";
@@ -223,7 +223,7 @@ async fn daemon(trace: Trace, speed: f64, mqtt: Mqtt, journal: Option<PathBuf>) 
         },
         journal,
         mqtt: Some(mqtt),
-        ..Options::new(Source::Trace(Box::new(trace)))
+        ..Options::new(GameSource::Trace(Box::new(trace)))
     })
     .await
     .unwrap()

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use rumqttc::{Client, ConnectReturnCode, Event, MqttOptions, Packet, QoS};
-use touchmove::outputs::mqtt::mosquitto::{BrokerSetup, Mosquitto};
-use touchmove::outputs::mqtt::wire::{BoardTopics, Channel};
+use touchmove_testkit::mosquitto::{BrokerSetup, Mosquitto};
+use touchmove_wire::mqtt::{BoardTopics, Channel};
 
 fn broker() -> Mosquitto {
     Mosquitto::start(&BrokerSetup {

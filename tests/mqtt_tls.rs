@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use touchmove::cli::replay::{drive, parse_time_control, session_for};
-use touchmove::config::{Mqtt, Secret};
-use touchmove::daemon::game_loop::Source;
-use touchmove::daemon::{Options, start};
-use touchmove::hall::{self, HallOptions};
-use touchmove::outputs::mqtt::mosquitto::{BrokerSetup, Mosquitto, TlsFiles};
-use touchmove::sensors::trace::Trace;
-use touchmove::synth::{self, HandStyle};
+use touchmove_board::config::{Mqtt, Secret};
+use touchmove_board::daemon::game_loop::GameSource;
+use touchmove_board::daemon::{Options, start};
+use touchmove_core::replay::{drive, parse_time_control, session_for};
+use touchmove_core::trace::Trace;
+use touchmove_hall::{self as hall, HallOptions};
+use touchmove_synth::{self as synth, HandStyle};
+use touchmove_testkit::mosquitto::{BrokerSetup, Mosquitto, TlsFiles};
 
 const HALL: &str = "tls";
 
@@ -115,7 +115,7 @@ fn board_options(trace: Trace, mqtt: Mqtt) -> Options {
         speed: 40.0,
         time_control: Some(parse_time_control("90+30").unwrap()),
         mqtt: Some(mqtt),
-        ..Options::new(Source::Trace(Box::new(trace)))
+        ..Options::new(GameSource::Trace(Box::new(trace)))
     }
 }
 
@@ -198,7 +198,7 @@ async fn a_board_that_cannot_check_the_certificate_says_so_and_plays_on() {
     let deadline = Instant::now() + Duration::from_secs(30);
     while board
         .feed
-        .subscribe(touchmove::outputs::feed::Resume::After { game: None, seq: 0 })
+        .subscribe(touchmove_board::outputs::feed::Resume::After { game: None, seq: 0 })
         .0
         .len()
         < 10
@@ -209,7 +209,7 @@ async fn a_board_that_cannot_check_the_certificate_says_so_and_plays_on() {
     assert!(
         board
             .feed
-            .subscribe(touchmove::outputs::feed::Resume::After { game: None, seq: 0 })
+            .subscribe(touchmove_board::outputs::feed::Resume::After { game: None, seq: 0 })
             .0
             .len()
             >= 10

@@ -2,8 +2,8 @@
 //! flag fall ending the game.
 use std::process::Command;
 
-use touchmove::clock::format_clk;
-use touchmove::game::pgn::read_all;
+use touchmove_core::clock::format_clk;
+use touchmove_core::game::pgn::read_all;
 
 fn write_trace(name: &str, text: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("touchmove-clock-{}", std::process::id()));

@@ -4,10 +4,10 @@
 use std::process::Command;
 
 use shakmaty::Position;
-use touchmove::sensors::sim::{HallModel, SimBoard};
-use touchmove::sensors::trace::{Record, TimedRecord, Trace};
-use touchmove::sensors::{Scan, Scanner};
-use touchmove::synth::{self, HandStyle};
+use touchmove_core::trace::{Record, TimedRecord, Trace};
+use touchmove_hw::sim::{AnalogModel, SimBoard};
+use touchmove_hw::{Scan, Scanner};
+use touchmove_synth::{self as synth, HandStyle};
 
 #[test]
 fn a_hall_trace_replays_through_the_calibration() {
@@ -38,7 +38,7 @@ fn a_hall_trace_replays_through_the_calibration() {
     let s = synth::synthesize(&start, &moves, &HandStyle::careful(), 7);
     let mut board = SimBoard::new(s.timeline.clone())
         .unwrap()
-        .with_hall(HallModel::random(1, 4.0, true), 1);
+        .with_hall(AnalogModel::random(1, 4.0, true), 1);
     let mut trace = Trace::default();
     trace.header = s.trace.header.clone();
     let end = s.trace.records.last().unwrap().t;
@@ -63,7 +63,7 @@ fn a_hall_trace_replays_through_the_calibration() {
         };
         trace.records.push(TimedRecord {
             t,
-            record: Record::Hall(values),
+            record: Record::Analog(values),
         });
     }
     let path = dir.join("game.trace");
@@ -80,7 +80,7 @@ fn a_hall_trace_replays_through_the_calibration() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let games = touchmove::game::pgn::read_all(&out.stdout[..]).unwrap();
+    let games = touchmove_core::game::pgn::read_all(&out.stdout[..]).unwrap();
     let game = games.into_iter().next().unwrap().unwrap();
     assert_eq!(game.moves, moves[..game.moves.len()], "the same moves");
     let mut end = start.clone();

@@ -1,7 +1,7 @@
 //! The rules core against positions from real play and the Laws' own examples.
 use shakmaty::san::San;
 use shakmaty::{Color, KnownOutcome, Position};
-use touchmove::game::{DrawClaim, EndReason, Game, IllegalMovePenalty, Profile, Start};
+use touchmove_core::game::{DrawClaim, EndReason, Game, IllegalMovePenalty, Profile, Start};
 
 fn game(fen: &str, profile: Profile) -> Game {
     Game::new(Start::parse(fen).unwrap(), profile)
@@ -90,7 +90,7 @@ fn a_winnable_position_is_not_ended() {
     assert_eq!(g.end(), None);
     assert_ne!(
         g.can_checkmate(Color::White),
-        touchmove::game::dead::Winnability::Unwinnable
+        touchmove_core::game::dead::Winnability::Unwinnable
     );
 }
 

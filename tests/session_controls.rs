@@ -4,12 +4,12 @@ mod support;
 
 use shakmaty::Color::{Black, White};
 use support::Hands;
-use touchmove::cli::replay::drive;
-use touchmove::clock::TimeControl;
-use touchmove::events::{Event, EventKind};
-use touchmove::game::{DrawClaim, Profile};
-use touchmove::inference::{Completion, InferenceConfig};
-use touchmove::session::{Session, SessionConfig};
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::game::{DrawClaim, Profile};
+use touchmove_core::inference::{Completion, InferenceConfig};
+use touchmove_core::replay::drive;
+use touchmove_core::session::{Session, SessionConfig};
 
 fn session(profile: Profile, stop_clocks: bool) -> Session {
     Session::new(

@@ -9,11 +9,11 @@
 //! more (millions of session steps), and `PROPTEST_CASES` sets the count.
 use proptest::prelude::*;
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
-use touchmove::events::{Event, EventKind};
-use touchmove::game::Profile;
-use touchmove::inference::{Completion, InferenceConfig};
-use touchmove::sensors::Scan;
-use touchmove::session::{Session, SessionConfig};
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::game::Profile;
+use touchmove_core::inference::{Completion, InferenceConfig};
+use touchmove_core::scan::Scan;
+use touchmove_core::session::{Session, SessionConfig};
 
 /// One thing a hand (or the sensors) did.
 #[derive(Debug, Clone)]

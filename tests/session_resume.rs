@@ -7,13 +7,13 @@ mod support;
 
 use shakmaty::Color::{Black, White};
 use support::Hands;
-use touchmove::Millis;
-use touchmove::clock::TimeControl;
-use touchmove::events::{Event, EventKind};
-use touchmove::inference::{Completion, InferenceConfig};
-use touchmove::sensors::Scan;
-use touchmove::sensors::trace::{Record, Trace};
-use touchmove::session::{ClockReading, Downtime, Resumption, Session, SessionConfig};
+use touchmove_core::Millis;
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::inference::{Completion, InferenceConfig};
+use touchmove_core::scan::Scan;
+use touchmove_core::session::{ClockReading, Downtime, Resumption, Session, SessionConfig};
+use touchmove_core::trace::{Record, Trace};
 
 fn config() -> SessionConfig {
     SessionConfig {
@@ -35,7 +35,7 @@ fn feed(session: &mut Session, trace: &Trace, from: Millis, to: Millis) -> Vec<E
             Record::Occupancy(bb) => session.scan(r.t, &Scan::Occupancy(*bb), &mut out).unwrap(),
             Record::Clock(side) => session.clock_button(r.t, *side, &mut out),
             Record::Promote(role) => session.promote(r.t, *role, &mut out),
-            Record::Hall(_) => unreachable!("occupancy traces only"),
+            Record::Analog(_) => unreachable!("occupancy traces only"),
         }
     }
     session.advance(to + 2000, &mut out);
@@ -245,7 +245,7 @@ fn with_the_arbiter_deciding_moves_made_meanwhile_are_only_listed() {
         .carry("g1", "f3")
         .clock(White);
     let mut asking = config();
-    asking.inference.resumed_board = touchmove::inference::ResumedBoard::AskArbiter;
+    asking.inference.resumed_board = touchmove_core::inference::ResumedBoard::AskArbiter;
     let mut out = Vec::new();
     let mut s = Session::resume(
         asking,

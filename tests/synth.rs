@@ -2,14 +2,14 @@
 //! quiet times, each habit leaves its pattern, random games are rich, and
 //! fault injectors announce exactly what they did.
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, Position, Role, Square};
-use touchmove::Millis;
-use touchmove::game::{self, Start};
-use touchmove::sensors::Snapshot;
-use touchmove::sensors::trace::{Record, Trace};
-use touchmove::synth::faults::{self, Fault, Knock};
-use touchmove::synth::{
-    self, CaptureOrder, CastlingOrder, EnPassantOrder, Expected, HandStyle, Mix, PromoteInput,
-    PromotionHands, Synthesized, Travel,
+use touchmove_core::Millis;
+use touchmove_core::game::{self, Start};
+use touchmove_core::scan::Snapshot;
+use touchmove_core::trace::{Record, Trace};
+use touchmove_synth::faults::{self, Fault, Knock};
+use touchmove_synth::{
+    self as synth, CaptureOrder, CastlingOrder, EnPassantOrder, Expected, HandStyle, Mix,
+    PromoteInput, PromotionHands, Synthesized, Travel,
 };
 
 const CORPUS: &str = "/work/shared/corpus/pgn/197308bcf.pgn";
@@ -120,7 +120,7 @@ fn check_quiet(s: &Synthesized, pos: &Chess, from: Millis, to: Millis, trace_too
 }
 
 fn corpus_games(n: usize) -> Vec<game::pgn::PgnGame> {
-    let games = game::pgn::read_file(std::path::Path::new(CORPUS)).unwrap();
+    let games = touchmove::cli::read_pgn_file(std::path::Path::new(CORPUS)).unwrap();
     games.into_iter().take(n).map(Result::unwrap).collect()
 }
 
@@ -526,7 +526,7 @@ fn promotions_set_down_or_direct_with_the_choice_entered_when_needed() {
                         _ => None,
                     })
                     .collect();
-                fn r_t(r: &touchmove::sensors::trace::TimedRecord) -> Millis {
+                fn r_t(r: &touchmove_core::trace::TimedRecord) -> Millis {
                     r.t
                 }
                 match (input, role) {

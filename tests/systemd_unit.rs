@@ -6,8 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use touchmove::clock::TimeControl;
-use touchmove::game::Profile;
+use touchmove_core::clock::TimeControl;
+use touchmove_core::game::Profile;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// The highest `systemd-analyze security` exposure accepted (0 = locked down, 10 = exposed).
@@ -435,7 +435,7 @@ fn the_hall_unit_verifies_and_is_locked_down() {
 /// connection cap (half of the limit less a reserve) then reaches its most.
 #[test]
 fn both_units_give_the_http_servers_room_for_their_connection_cap() {
-    use touchmove::outputs::serve::Limits;
+    use touchmove_wire::serve::Limits;
     for unit in [
         "systemd/touchmove.service",
         "systemd/touchmove-hall.service",

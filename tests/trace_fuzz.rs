@@ -16,11 +16,11 @@ use std::io::{self, BufReader, Read};
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use touchmove::cli::replay::{drive_numbered, session_for};
-use touchmove::sensors::trace::{
+use touchmove_core::replay::{drive_numbered, session_for};
+use touchmove_core::trace::{
     self, MAX_LINE_BYTES, NumberedTrace, Record, TimedRecord, Trace, TraceError, TraceReader,
 };
-use touchmove::synth::{self, HandStyle};
+use touchmove_synth::{self as synth, HandStyle};
 
 const FILE: &str = "fuzz.trace";
 
@@ -80,7 +80,7 @@ fn seeds() -> &'static [String] {
                             for (i, v) in levels.iter_mut().enumerate() {
                                 *v = if bb.0 >> i & 1 == 1 { 1800 } else { -40 };
                             }
-                            Record::Hall(levels)
+                            Record::Analog(levels)
                         }
                         other => other.clone(),
                     },

@@ -2,7 +2,7 @@
 //! line is rejected with its file, line and what was expected, and whatever
 //! the writer writes reads back unchanged.
 use shakmaty::{Bitboard, Color, Role};
-use touchmove::sensors::trace::{
+use touchmove_core::trace::{
     self, Header, LineError, Record, ScanKind, TimedRecord, Trace, TraceError, TraceReader,
 };
 
@@ -208,17 +208,17 @@ fn promote_takes_only_q_r_b_n() {
 #[test]
 fn hall_needs_exactly_64_signed_integers() {
     let (_, problem) = error_of(&format!("0 hall {}\n", hall_line(63)));
-    assert_eq!(problem, LineError::HallCount(63));
+    assert_eq!(problem, LineError::AnalogCount(63));
     let (_, problem) = error_of(&format!("0 hall {}\n", hall_line(65)));
-    assert_eq!(problem, LineError::HallCount(65));
+    assert_eq!(problem, LineError::AnalogCount(65));
     let (_, problem) = error_of("0 hall\n");
-    assert_eq!(problem, LineError::HallCount(0));
+    assert_eq!(problem, LineError::AnalogCount(0));
     let mut values: Vec<String> = (0..64).map(|i| i.to_string()).collect();
     values[5] = "1.5".into();
     let (_, problem) = error_of(&format!("0 hall {}\n", values.join(",")));
     assert_eq!(
         problem,
-        LineError::HallValue {
+        LineError::AnalogValue {
             index: 5,
             text: "1.5".into()
         }
@@ -227,14 +227,14 @@ fn hall_needs_exactly_64_signed_integers() {
     let (_, problem) = error_of(&format!("0 hall {}\n", values.join(",")));
     assert_eq!(
         problem,
-        LineError::HallValue {
+        LineError::AnalogValue {
             index: 5,
             text: "99999999999".into()
         }
     );
     values[5] = "-7".into();
     let trace = trace::parse(&format!("0 hall {}\n", values.join(",")), "t").unwrap();
-    let Record::Hall(read) = &trace.records[0].record else {
+    let Record::Analog(read) = &trace.records[0].record else {
         panic!()
     };
     assert_eq!(read[5], -7);
@@ -286,7 +286,7 @@ fn mixing_occupancy_and_hall_scans_is_rejected() {
         LineError::MixedScans {
             first: ScanKind::Occupancy,
             first_line: 1,
-            found: ScanKind::Hall
+            found: ScanKind::Analog
         }
     );
     let (line, problem) = error_of(&format!("0 hall {}\n2 {START}\n", hall_line(64)));
@@ -294,7 +294,7 @@ fn mixing_occupancy_and_hall_scans_is_rejected() {
     assert_eq!(
         problem,
         LineError::MixedScans {
-            first: ScanKind::Hall,
+            first: ScanKind::Analog,
             first_line: 1,
             found: ScanKind::Occupancy
         }
@@ -349,11 +349,11 @@ fn sample_trace() -> Trace {
         records: vec![
             TimedRecord {
                 t: 0,
-                record: Record::Hall(hall.clone()),
+                record: Record::Analog(hall.clone()),
             },
             TimedRecord {
                 t: 3,
-                record: Record::Hall(Box::new([i32::MIN; 64])),
+                record: Record::Analog(Box::new([i32::MIN; 64])),
             },
             TimedRecord {
                 t: 3,
@@ -365,7 +365,7 @@ fn sample_trace() -> Trace {
             },
             TimedRecord {
                 t: 91,
-                record: Record::Hall(Box::new([i32::MAX; 64])),
+                record: Record::Analog(Box::new([i32::MAX; 64])),
             },
         ],
     }

@@ -4,7 +4,7 @@
 //! The screen shows the 64 squares as the board reads them, at the scan
 //! rate, beside what to do now and what has been found; Enter answers
 //! "done", `s` skips a step, `q` quits. The check itself is
-//! [`crate::bringup::Check`]; this file only scans, draws and writes the
+//! [`touchmove_hw::bringup::Check`]; this file only scans, draws and writes the
 //! corrected profile next to the given one (`PROFILE.checked.toml`, or
 //! `--out`). The exit status is 0 when the board is ready, 1 while faults
 //! remain, 2 when the check was left before its end.
@@ -12,7 +12,6 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
 use crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
@@ -20,11 +19,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use shakmaty::{File, Rank, Square};
 
-use crate::Millis;
-use crate::bringup::{Answer, Check, CheckConfig, Step, profile_out};
-use crate::sensors::hall_adc::AdcConfig;
-use crate::sensors::profile::{self, Backend, BoardProfile};
-use crate::sensors::sim::HallModel;
+use touchmove_core::Millis;
+use touchmove_hw::bringup::for_profile::{check_config, checked_path, summary, write_result};
+use touchmove_hw::bringup::{Answer, Check, Step};
+use touchmove_hw::profile::{self, BoardProfile};
 
 /// Arguments of `touchmove board`.
 #[derive(Debug, clap::Args)]
@@ -64,83 +62,6 @@ pub fn run(args: BoardArgs) -> anyhow::Result<()> {
             Ok(())
         }
     }
-}
-
-/// The corrected profile's path: `hw/x.toml` → `hw/x.checked.toml`.
-pub fn checked_path(profile: &Path) -> PathBuf {
-    let stem = profile
-        .file_stem()
-        .map_or("board".into(), |s| s.to_string_lossy().into_owned());
-    profile.with_file_name(format!("{stem}.checked.toml"))
-}
-
-/// The check's settings for a profile.
-pub fn check_config(profile: &BoardProfile) -> CheckConfig {
-    let mapping = match &profile.backend {
-        Backend::GpioMatrix(c) => c.mapping,
-        Backend::ShiftRegister(c) => c.mapping,
-        Backend::Mcp23017(c) => c.mapping,
-        Backend::HallAdc(c) => c.mapping,
-        Backend::Sim(c) => *c.mapping,
-        Backend::Trace(_) => Default::default(),
-    };
-    let rails = match &profile.backend {
-        Backend::HallAdc(c) => match c.adc {
-            AdcConfig::Mcp3008 { .. } => (0, 1023),
-            AdcConfig::Ads1115 { .. } => (0, i32::from(i16::MAX)),
-        },
-        _ => (0, HallModel::FULL_SCALE),
-    };
-    CheckConfig {
-        mapping,
-        scan_rate_hz: profile.scan_rate_hz,
-        analog: profile.backend.is_analog(),
-        rails,
-    }
-}
-
-/// Writes the corrected profile of a finished check, if it found a mapping
-/// or a debounce window; returns the path written.
-pub fn write_result(
-    check: &Check,
-    profile: &BoardProfile,
-    out: &Path,
-) -> anyhow::Result<Option<PathBuf>> {
-    let Some(outcome) = check.outcome() else {
-        return Ok(None);
-    };
-    if outcome.mapping.is_none() && outcome.debounce_ms.is_none() {
-        return Ok(None);
-    }
-    let original = std::fs::read_to_string(&profile.file)
-        .with_context(|| format!("reading {}", profile.file.display()))?;
-    let mapping = outcome.mapping.unwrap_or(check_config(profile).mapping);
-    let mut header = vec![format!(
-        "Written by `touchmove board check` from {}.",
-        profile.file.display()
-    )];
-    header.extend(outcome.swapped.iter().map(|s| s.to_string()));
-    let text = profile_out::corrected(&original, &mapping, outcome.debounce_ms, &header)
-        .with_context(|| profile.file.display().to_string())?;
-    std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
-    Ok(Some(out.to_path_buf()))
-}
-
-/// The result in plain lines (printed after the screen closes).
-pub fn summary(check: &Check, written: Option<&Path>) -> Vec<String> {
-    let mut lines = Vec::new();
-    match check.outcome() {
-        Some(outcome) if outcome.faults.is_empty() => {
-            lines.push("RESULT: the board is ready".into())
-        }
-        Some(outcome) => lines.push(format!("RESULT: {} fault(s) to fix", outcome.faults.len())),
-        None => lines.push("RESULT: the check was left before its end".into()),
-    }
-    lines.extend(check.findings().into_iter().map(|f| format!("- {f}")));
-    if let Some(path) = written {
-        lines.push(format!("corrected profile written to {}", path.display()));
-    }
-    lines
 }
 
 fn check(args: CheckArgs) -> anyhow::Result<i32> {

@@ -1,6 +1,6 @@
 //! `touchmove calibrate`: measures every square of a Hall-sensor board
 //! empty, under a white piece and under a black piece, chooses thresholds
-//! and hysteresis (see [`crate::filter::hall::fit`]) and writes a
+//! and hysteresis (see [`touchmove_core::filter::analog::fit`]) and writes a
 //! calibration profile.
 //!
 //! The procedure ([`calibrate`]) only needs a [`Scanner`] and a
@@ -16,16 +16,17 @@
 //! The empty level of a square is taken from every step that leaves it empty
 //! (three of the five), so it includes whatever the neighbouring magnets add.
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use shakmaty::{Bitboard, Rank, Square};
 
-use crate::Millis;
-use crate::filter::hall::{self, Calibration, Measured, Stats, ThinMargins};
-use crate::sensors::sim::{self, SimConfig, SimHands};
-use crate::sensors::{Scan, Scanner, SensorError, Snapshot};
+use touchmove_core::Millis;
+use touchmove_core::filter::analog::{self as hall, Calibration, Measured, Stats, ThinMargins};
+use touchmove_core::scan::Snapshot;
+use touchmove_hw::sim::{self, SimConfig, SimHands};
+use touchmove_hw::{Scan, Scanner, SensorError};
 
 /// The name `--board` takes for the built-in simulated Hall-sensor board.
 pub const SIM_HALL: &str = "sim-hall";
@@ -68,7 +69,7 @@ fn parse_square(text: &str) -> Result<Square, String> {
 
 /// One step of the procedure: what to put on the board.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
+pub struct CalibrationStep {
     pub title: &'static str,
     pub instruction: &'static str,
     /// What must stand on the board while the step is measured.
@@ -81,34 +82,34 @@ fn ranks(a: u32, b: u32) -> Bitboard {
 
 /// The five steps, in order: every square is seen empty (three times),
 /// under a white piece once and under a black piece once.
-pub fn steps() -> Vec<Step> {
+pub fn steps() -> Vec<CalibrationStep> {
     let armies = |white: (u32, u32), black: (u32, u32)| Snapshot {
         white: ranks(white.0, white.1),
         black: ranks(black.0, black.1),
     };
     vec![
-        Step {
+        CalibrationStep {
             title: "empty board",
             instruction: "Take every piece off the board.",
             layout: Snapshot::default(),
         },
-        Step {
+        CalibrationStep {
             title: "start position",
             instruction: "Set up the pieces as for a game: the 16 white pieces on ranks 1-2, \
                           the 16 black pieces on ranks 7-8.",
             layout: armies((1, 2), (7, 8)),
         },
-        Step {
+        CalibrationStep {
             title: "armies forward",
             instruction: "Move every piece two ranks forward: white on ranks 3-4, black on ranks 5-6.",
             layout: armies((3, 4), (5, 6)),
         },
-        Step {
+        CalibrationStep {
             title: "armies crossed",
             instruction: "Swap the two armies: white on ranks 5-6, black on ranks 3-4.",
             layout: armies((5, 6), (3, 4)),
         },
-        Step {
+        CalibrationStep {
             title: "armies reversed",
             instruction: "Put white on ranks 7-8 and black on ranks 1-2.",
             layout: armies((7, 8), (1, 2)),
@@ -144,11 +145,16 @@ impl Default for Settings {
 pub trait Prompter {
     /// Says what to put on the board for step `number` of `count` (from 1)
     /// and returns when the board is ready; an error stops the procedure.
-    fn prepare(&mut self, step: &Step, number: usize, count: usize) -> Result<(), CalibrateError>;
+    fn prepare(
+        &mut self,
+        step: &CalibrationStep,
+        number: usize,
+        count: usize,
+    ) -> Result<(), CalibrateError>;
     /// `done` of `total` readings of the current step are measured.
     fn sampled(&mut self, done: u32, total: u32);
     /// The current step is measured.
-    fn finished(&mut self, step: &Step);
+    fn finished(&mut self, step: &CalibrationStep);
 }
 
 /// Why a calibration did not come out.
@@ -178,7 +184,7 @@ impl From<SensorError> for CalibrateError {
 pub fn measure(
     scanner: &mut dyn Scanner,
     prompter: &mut dyn Prompter,
-    steps: &[Step],
+    steps: &[CalibrationStep],
     settings: &Settings,
 ) -> Result<[Measured; 64], CalibrateError> {
     if settings.samples < 2 {
@@ -302,7 +308,12 @@ impl Default for TerminalPrompter {
 }
 
 impl Prompter for TerminalPrompter {
-    fn prepare(&mut self, step: &Step, number: usize, count: usize) -> Result<(), CalibrateError> {
+    fn prepare(
+        &mut self,
+        step: &CalibrationStep,
+        number: usize,
+        count: usize,
+    ) -> Result<(), CalibrateError> {
         eprintln!("\nStep {number}/{count}: {}", step.title);
         eprintln!("  {}", step.instruction);
         if let Some(hands) = &self.hands {
@@ -339,20 +350,14 @@ impl Prompter for TerminalPrompter {
         }
     }
 
-    fn finished(&mut self, _step: &Step) {
+    fn finished(&mut self, _step: &CalibrationStep) {
         if let Some(bar) = self.bar.take() {
             bar.finish();
         }
     }
 }
 
-/// Reads a calibration profile file (validated; errors name the file, the
-/// key and the square).
-pub fn load_calibration(path: &Path) -> anyhow::Result<Calibration> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(Calibration::from_toml(&text, &path.display().to_string())?)
-}
+pub use touchmove_hw::calibration::load_calibration;
 
 /// The built-in simulated Hall-sensor board, empty, with its hands.
 fn sim_hall(args: &CalibrateArgs) -> anyhow::Result<(Box<dyn Scanner>, SimHands)> {
@@ -384,7 +389,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             TerminalPrompter::simulated(hands),
         )
     } else {
-        let profile = crate::sensors::profile::load(&args.board)?;
+        let profile = touchmove_hw::profile::load(&args.board)?;
         if !profile.backend.is_analog() {
             anyhow::bail!(
                 "--board {}: the {} backend reads occupancy only; calibration is for Hall-sensor boards \
@@ -393,7 +398,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
                 profile.backend.kind()
             );
         }
-        let scanner = crate::sensors::profile::open(&profile)?;
+        let scanner = touchmove_hw::profile::open(&profile)?;
         (profile.name.clone(), scanner, TerminalPrompter::new())
     };
     let settings = Settings {

@@ -1,15 +1,15 @@
 //! `touchmove hall`: the arbiter's dashboard and the round's broadcast
 //! feed for the boards of one hall, read from an MQTT broker
-//! ([`crate::hall`]).
+//! ([`touchmove_hall`]).
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
 
-use crate::config::{Secret, read_token};
-use crate::hall::lichess::LichessOptions;
-use crate::hall::{self, HallOptions};
+use touchmove_board::config::{Secret, read_token};
+use touchmove_hall::lichess::LichessOptions;
+use touchmove_hall::{self as hall, HallOptions};
 
 /// Arguments of `touchmove hall`.
 #[derive(Debug, Args)]
@@ -73,10 +73,10 @@ pub struct HallArgs {
 }
 
 /// A PGN tag value given on the command line (the rule of
-/// [`crate::game::tag_value`]); clap names the option.
+/// [`touchmove_core::game::tag_value`]); clap names the option.
 fn tag_value(text: &str) -> Result<String, String> {
-    crate::game::TagValue::new(text)
-        .map(crate::game::TagValue::into_string)
+    touchmove_core::game::TagValue::new(text)
+        .map(touchmove_core::game::TagValue::into_string)
         .map_err(|e| e.to_string())
 }
 

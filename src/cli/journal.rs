@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use clap::{Args, Subcommand};
 
-use crate::events::{Event, EventKind};
-use crate::game::{Game, Start, TagValue};
-use crate::outputs::journal::{GameId, GameMeta, Journal, wall_clock_now};
-use crate::sensors::trace;
-use crate::session::Session;
+use touchmove_board::outputs::journal::{GameId, GameMeta, Journal, wall_clock_now};
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::game::{Game, Start, TagValue};
+use touchmove_core::session::Session;
+use touchmove_core::trace;
 
 /// Arguments of `touchmove journal`.
 #[derive(Debug, Args)]
@@ -78,12 +78,12 @@ pub struct WriteTraceArgs {
     /// The trace file (format v1).
     pub trace: PathBuf,
     #[command(flatten)]
-    pub session: crate::cli::replay::SessionArgs,
+    pub session: super::replay::SessionArgs,
     /// Wall-clock start of the game [default: now].
     #[arg(long)]
     pub started_at: Option<String>,
     /// Pause after each journaled event (ms, 0 to 60000), to run at a human pace.
-    #[arg(long, default_value_t = 0, value_parser = crate::cli::replay::window_ms())]
+    #[arg(long, default_value_t = 0, value_parser = super::replay::window_ms())]
     pub pause_ms: u64,
 }
 
@@ -255,8 +255,9 @@ fn write_trace(db: &Path, args: &WriteTraceArgs) -> anyhow::Result<()> {
     for (i, record) in trace.records.iter().enumerate() {
         verify_restore(&journal, &mut resume, &session)?;
         events.clear();
-        crate::cli::replay::apply(&mut session, record, &mut events)
-            .with_context(|| crate::cli::replay::record_place(&file, &lines, i))?;
+        session
+            .apply(record, &mut events)
+            .with_context(|| touchmove_core::replay::record_place(&file, &lines, i))?;
         for e in &events {
             journal_event(
                 &mut journal,

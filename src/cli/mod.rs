@@ -26,7 +26,7 @@ pub enum Command {
     /// Run a sensor trace through the session in virtual time.
     Replay(replay::ReplayArgs),
     /// Run the daemon: a board (--config) or the demo, served over HTTP.
-    Run(crate::daemon::RunArgs),
+    Run(touchmove_board::daemon::RunArgs),
     /// Record raw scans from a board backend into a trace.
     Record(record::RecordArgs),
     /// Bring up a newly built board (`board check`): wiring, orientation, faults.
@@ -43,12 +43,26 @@ pub enum Command {
     Bench(bench::BenchArgs),
 }
 
+/// Reads every game of a PGN file; each game is read or its first fault
+/// named.
+pub fn read_pgn_file(
+    path: &std::path::Path,
+) -> anyhow::Result<
+    Vec<Result<touchmove_core::game::pgn::PgnGame, touchmove_core::game::pgn::PgnError>>,
+> {
+    use anyhow::Context as _;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    touchmove_core::game::pgn::read_all(std::io::BufReader::new(file))
+        .with_context(|| format!("cannot read {}", path.display()))
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Pgn(args) => pgn::run(args),
         Command::Replay(args) => replay::run(args),
-        Command::Run(args) => crate::daemon::run(args),
+        Command::Run(args) => touchmove_board::daemon::run(args),
         Command::Record(args) => record::run(args),
         Command::Board(args) => board::run(args),
         Command::Calibrate(args) => calibrate::run(args),

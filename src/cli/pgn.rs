@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 
-use crate::game::pgn::{self, PgnGame, Tags};
-use crate::game::{Game, Profile};
+use touchmove_core::game::pgn::{self, PgnGame, Tags};
+use touchmove_core::game::{Game, Profile};
 
 #[derive(Debug, Args)]
 pub struct PgnArgs {
@@ -48,7 +48,7 @@ pub fn run(args: PgnArgs) -> anyhow::Result<()> {
 fn check(files: &[PathBuf]) -> anyhow::Result<()> {
     let mut bad = 0;
     for file in files {
-        let games = pgn::read_file(file)?;
+        let games = crate::cli::read_pgn_file(file)?;
         let mut file_bad = 0;
         for game in &games {
             if let Err(err) = game {
@@ -99,7 +99,7 @@ pub fn tags_of(game: &PgnGame) -> Tags {
 }
 
 fn write(file: &std::path::Path, only: Option<usize>, profile: Profile) -> anyhow::Result<()> {
-    let games = pgn::read_file(file)?;
+    let games = crate::cli::read_pgn_file(file)?;
     if let Some(n) = only {
         anyhow::ensure!(
             (1..=games.len()).contains(&n),

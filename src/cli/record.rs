@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::Millis;
-use crate::sensors::clock_buttons::{ButtonPress, ClockButtons};
-use crate::sensors::profile::{self, BoardProfile};
-use crate::sensors::trace::{Header, Record, TimedRecord, Trace};
-use crate::sensors::{Scan, Scanner, SensorError};
+use touchmove_core::Millis;
+use touchmove_core::trace::{Header, Record, TimedRecord, Trace};
+use touchmove_hw::clock_buttons::{ButtonPress, ClockButtons};
+use touchmove_hw::profile::{self, BoardProfile};
+use touchmove_hw::{Scan, Scanner, SensorError};
 
 /// Arguments of `touchmove record`.
 #[derive(Debug, clap::Args)]
@@ -90,7 +90,7 @@ impl RecordPlan {
 fn to_record(scan: Scan) -> Record {
     match scan {
         Scan::Occupancy(bb) => Record::Occupancy(bb),
-        Scan::Analog(levels) => Record::Hall(levels),
+        Scan::Analog(levels) => Record::Analog(levels),
     }
 }
 

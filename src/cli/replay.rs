@@ -1,20 +1,17 @@
 //! `touchmove replay`: runs a trace through the session in virtual time.
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::Args;
 
-use crate::Millis;
-use crate::clock::TimeControl;
-use crate::events::Event;
-use crate::filter::{Classify, FilterError};
-use crate::game::echo::quoted;
-use crate::game::pgn::{self, Tags};
-use crate::game::{Profile, Start};
-use crate::inference::{Completion, InferenceConfig};
-use crate::sensors::Scan;
-use crate::sensors::trace::{self, Record, TimedRecord, Trace};
-use crate::session::{Session, SessionConfig};
+use touchmove_core::Millis;
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::Event;
+use touchmove_core::filter::Classify;
+use touchmove_core::game::Profile;
+use touchmove_core::game::pgn::{self, Tags};
+use touchmove_core::replay::{drive_numbered, parse_time_control, session_for_with};
+use touchmove_core::session::Session;
+use touchmove_core::trace::{self, Trace};
 
 /// Arguments of `touchmove replay`.
 #[derive(Debug, Args)]
@@ -107,154 +104,12 @@ impl SessionArgs {
     }
 }
 
-/// The longest time control text read: the longest real ones (several
-/// periods with moves, bonus and delay) take some 40 characters.
-pub const MAX_TIME_CONTROL_CHARS: usize = 200;
-
-/// Parses a time control in the human or the PGN form.
-pub fn parse_time_control(text: &str) -> anyhow::Result<TimeControl> {
-    let length = text.chars().count();
-    if length > MAX_TIME_CONTROL_CHARS {
-        anyhow::bail!(
-            "time control {} is {length} characters long; at most {MAX_TIME_CONTROL_CHARS}",
-            quoted(text)
-        );
-    }
-    match TimeControl::parse_human(text) {
-        Ok(tc) => Ok(tc),
-        Err(human) => match TimeControl::parse_pgn(text) {
-            Ok(crate::clock::TimeControlTag::Timed(tc)) => Ok(tc),
-            Ok(_) => anyhow::bail!("time control {} has no time to keep", quoted(text)),
-            Err(_) => Err(human.into()),
-        },
-    }
-}
-
 /// What a replay produced.
 #[derive(Debug)]
 pub struct Replayed {
     pub events: Vec<Event>,
     pub session: Session,
     pub time_control: Option<TimeControl>,
-}
-
-/// Sets up a session for `trace` from its header and the overrides.
-pub fn session_for(
-    trace: &Trace,
-    profile: Option<Profile>,
-    start_fen: Option<&str>,
-    time_control: Option<TimeControl>,
-    settle_ms: Option<Millis>,
-    classifier: Option<Box<dyn Classify>>,
-) -> anyhow::Result<Session> {
-    session_for_with(
-        trace,
-        profile,
-        start_fen,
-        time_control,
-        settle_ms,
-        classifier,
-        |_| {},
-    )
-}
-
-/// [`session_for`], with the hand tracker's settings adjusted by `tune`.
-pub fn session_for_with(
-    trace: &Trace,
-    profile: Option<Profile>,
-    start_fen: Option<&str>,
-    time_control: Option<TimeControl>,
-    settle_ms: Option<Millis>,
-    classifier: Option<Box<dyn Classify>>,
-    tune: impl FnOnce(&mut InferenceConfig),
-) -> anyhow::Result<Session> {
-    let profile = match profile {
-        Some(p) => p,
-        None => match &trace.header.profile {
-            Some(name) => name.parse().context("the trace's `#! profile:` header")?,
-            None => Profile::FideStandard,
-        },
-    };
-    let start = match (start_fen, trace.header.start_fen.as_deref()) {
-        (Some(fen), _) => Start::parse(fen).context("--start-fen")?,
-        (None, Some(fen)) => Start::parse(fen).context("the trace's `#! start-fen:` header")?,
-        (None, None) => Start::standard(),
-    };
-    let has_clock = trace
-        .records
-        .iter()
-        .any(|r| matches!(r.record, Record::Clock(_)));
-    let mut inference = InferenceConfig {
-        completion: if has_clock || time_control.is_some() {
-            Completion::ClockPress
-        } else {
-            Completion::Settle
-        },
-        ..InferenceConfig::default()
-    };
-    if let Some(ms) = settle_ms {
-        inference.settle_ms = ms;
-    }
-    tune(&mut inference);
-    let config = SessionConfig {
-        start,
-        profile,
-        inference,
-        time_control,
-        ..SessionConfig::default()
-    };
-    Ok(Session::new(config, classifier))
-}
-
-/// Runs every record of `trace` through `session` in virtual time; after
-/// the last record, time runs on until the board's timers have fired. An
-/// error names the record by its number (see [`drive_numbered`] for lines).
-pub fn drive(session: &mut Session, trace: &Trace, file: &str) -> anyhow::Result<Vec<Event>> {
-    drive_numbered(session, trace, &[], file)
-}
-
-/// Where record `i` (0-based) of a trace stands, for an error:
-/// `file:line` when `lines` knows its line, else `file: record N`.
-pub fn record_place(file: &str, lines: &[usize], i: usize) -> String {
-    match lines.get(i) {
-        Some(line) => format!("{file}:{line}"),
-        None => format!("{file}: record {}", i + 1),
-    }
-}
-
-/// [`drive`] for a trace read with its lines ([`trace::read_numbered`]):
-/// an error names the file and the line of the record at fault.
-pub fn drive_numbered(
-    session: &mut Session,
-    trace: &Trace,
-    lines: &[usize],
-    file: &str,
-) -> anyhow::Result<Vec<Event>> {
-    let mut events = Vec::new();
-    for (i, record) in trace.records.iter().enumerate() {
-        apply(session, record, &mut events).with_context(|| record_place(file, lines, i))?;
-    }
-    while let Some(deadline) = session.next_board_deadline() {
-        session.advance(deadline, &mut events);
-    }
-    Ok(events)
-}
-
-/// Hands one trace record to the session at its time: a scan, a clock
-/// press or a promotion choice.
-pub fn apply(
-    session: &mut Session,
-    record: &TimedRecord,
-    events: &mut Vec<Event>,
-) -> Result<(), FilterError> {
-    let t = record.t;
-    match &record.record {
-        Record::Occupancy(bb) => session.scan(t, &Scan::Occupancy(*bb), events)?,
-        Record::Hall(values) => session.scan(t, &Scan::Analog(values.clone()), events)?,
-        Record::Clock(side) => session.clock_button(t, *side, events),
-        Record::Promote(role) => session.promote(t, *role, events),
-    }
-    Ok(())
 }
 
 /// Replays a trace file as `touchmove replay` does.
@@ -266,9 +121,9 @@ pub fn replay_file(args: &ReplayArgs) -> anyhow::Result<Replayed> {
     let classifier: Option<Box<dyn Classify>> = match &args.calibration {
         Some(path) => {
             let calibration = crate::cli::calibrate::load_calibration(path)?;
-            Some(Box::new(crate::filter::hall::HallClassifier::new(
-                &calibration,
-            )))
+            Some(Box::new(
+                touchmove_core::filter::analog::AnalogClassifier::new(&calibration),
+            ))
         }
         None => None,
     };

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use crate::game::{Start, pgn};
-use crate::synth::{self, HandStyle};
+use touchmove_core::game::Start;
+use touchmove_synth::{self as synth, HandStyle};
 
 /// Arguments of `touchmove synth`.
 #[derive(Debug, clap::Args)]
@@ -163,7 +163,7 @@ fn games(args: &SynthArgs) -> anyhow::Result<Vec<Game>> {
     let Some(path) = &args.pgn else {
         bail!("give --pgn FILE or --random N");
     };
-    let all = pgn::read_file(path)?;
+    let all = crate::cli::read_pgn_file(path)?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use touchmove::outputs::mqtt::mosquitto::{MOSQUITTO, MOSQUITTO_PASSWD};
+use touchmove_testkit::mosquitto::{MOSQUITTO, MOSQUITTO_PASSWD};
 
 const CONF: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

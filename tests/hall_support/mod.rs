@@ -1,6 +1,6 @@
 //! A fake board for the hall tests: a real MQTT client (rumqttc) that logs
 //! in as its board id and publishes what a touchmove daemon publishes
-//! under the wire contract (`touchmove::outputs::mqtt::wire`): the events
+//! under the wire contract (`touchmove_wire::mqtt`): the events
 //! of a game (from a synthesized trace run through the session, as
 //! `touchmove replay --events` does), the retained state (the `/state`
 //! reduction of the events published), the retained PGN with `[%clk]`, and
@@ -15,15 +15,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rumqttc::{Client, LastWill, MqttOptions, Packet, QoS};
-use touchmove::cli::replay::{drive, parse_time_control, session_for};
-use touchmove::events::{Event, EventKind};
-use touchmove::game::pgn::{self, Tags};
-use touchmove::outputs::mqtt::mosquitto::{BrokerSetup, Mosquitto};
-use touchmove::outputs::mqtt::wire::{
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::game::pgn::{self, Tags};
+use touchmove_core::replay::{drive, parse_time_control, session_for};
+use touchmove_synth::{self as synth, HandStyle};
+use touchmove_testkit::mosquitto::{BrokerSetup, Mosquitto};
+use touchmove_wire::mqtt::{
     BoardTopics, Channel, EventMessage, OFFLINE, ONLINE, ReplayRequest, wall_ms_now,
 };
-use touchmove::outputs::state::GameState;
-use touchmove::synth::{self, HandStyle};
+use touchmove_wire::state::GameState;
 
 pub const HALL_PASSWORD: &str = "hall-secret";
 
@@ -73,7 +73,7 @@ pub fn game(seed: u64, plies: usize, white: &str, black: &str) -> Game {
         ..Tags::default()
     };
     let pgn = pgn::write(session.game(), &tags);
-    let final_fen = touchmove::game::fen_of(session.game().position());
+    let final_fen = touchmove_core::game::fen_of(session.game().position());
     Game {
         events,
         pgn,
@@ -247,7 +247,7 @@ impl FakeBoard {
     /// The retained state after the events up to `index` (as `/state`).
     pub fn state(&self, index: usize) {
         let events = self.events.lock().unwrap();
-        let mut state = GameState::new(touchmove::game::Start::standard().fen());
+        let mut state = GameState::new(touchmove_core::game::Start::standard().fen());
         for e in &events[..=index] {
             state.apply(e);
         }

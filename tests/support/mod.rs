@@ -2,11 +2,11 @@
 //! the session and compare with the source moves.
 #![allow(dead_code)]
 use shakmaty::{Chess, Move, uci::UciMove};
-use touchmove::cli::replay::{drive, session_for};
-use touchmove::events::{Event, EventKind};
-use touchmove::game::Profile;
-use touchmove::session::Session;
-use touchmove::synth::{HandStyle, Synthesized};
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::game::Profile;
+use touchmove_core::replay::{drive, session_for};
+use touchmove_core::session::Session;
+use touchmove_synth::{HandStyle, Synthesized};
 
 pub struct Outcome {
     pub events: Vec<Event>,
@@ -44,7 +44,7 @@ pub fn played_uci(session: &Session) -> Vec<String> {
 }
 
 pub fn source_uci(start: &Chess, moves: &[Move]) -> Vec<String> {
-    let mode = if touchmove::game::Start::from_fen(&touchmove::game::fen_of(start))
+    let mode = if touchmove_core::game::Start::from_fen(&touchmove_core::game::fen_of(start))
         .map(|s| s.is_chess960())
         .unwrap_or(false)
     {
@@ -67,7 +67,7 @@ pub fn check_clean(
     style: &HandStyle,
     seed: u64,
 ) -> Result<(), String> {
-    let synth = touchmove::synth::synthesize(start, moves, style, seed);
+    let synth = touchmove_synth::synthesize(start, moves, style, seed);
     let out = run(&synth, None);
     let played = played_uci(&out.session);
     let source = source_uci(start, moves);
@@ -123,29 +123,29 @@ fn window(synth: &Synthesized, events: &[Event], ply: usize) -> String {
 pub struct Hands {
     pub occ: shakmaty::Bitboard,
     pub t: u64,
-    pub trace: touchmove::sensors::trace::Trace,
+    pub trace: touchmove_core::trace::Trace,
 }
 
 impl Hands {
     pub fn new(start_fen: Option<&str>, profile: &str) -> Hands {
         use shakmaty::Position;
         let start = match start_fen {
-            Some(f) => touchmove::game::Start::from_fen(f).unwrap(),
-            None => touchmove::game::Start::standard(),
+            Some(f) => touchmove_core::game::Start::from_fen(f).unwrap(),
+            None => touchmove_core::game::Start::standard(),
         };
         let occ = start.position().board().occupied();
-        let mut trace = touchmove::sensors::trace::Trace::default();
+        let mut trace = touchmove_core::trace::Trace::default();
         trace.header.profile = Some(profile.to_owned());
         trace.header.start_fen = start_fen.map(str::to_owned);
         let mut h = Hands { occ, t: 0, trace };
-        h.push(touchmove::sensors::trace::Record::Occupancy(occ));
+        h.push(touchmove_core::trace::Record::Occupancy(occ));
         h
     }
 
-    fn push(&mut self, record: touchmove::sensors::trace::Record) {
+    fn push(&mut self, record: touchmove_core::trace::Record) {
         self.trace
             .records
-            .push(touchmove::sensors::trace::TimedRecord { t: self.t, record });
+            .push(touchmove_core::trace::TimedRecord { t: self.t, record });
     }
 
     pub fn wait(&mut self, ms: u64) -> &mut Hands {
@@ -159,33 +159,33 @@ impl Hands {
 
     pub fn lift(&mut self, square: &str) -> &mut Hands {
         self.occ.discard(Self::sq(square));
-        self.push(touchmove::sensors::trace::Record::Occupancy(self.occ));
+        self.push(touchmove_core::trace::Record::Occupancy(self.occ));
         self.wait(400)
     }
 
     pub fn place(&mut self, square: &str) -> &mut Hands {
         self.occ.add(Self::sq(square));
-        self.push(touchmove::sensors::trace::Record::Occupancy(self.occ));
+        self.push(touchmove_core::trace::Record::Occupancy(self.occ));
         self.wait(600)
     }
 
     /// Lifts the piece on `square`, then `ms` pass.
     pub fn lift_then(&mut self, square: &str, ms: u64) -> &mut Hands {
         self.occ.discard(Self::sq(square));
-        self.push(touchmove::sensors::trace::Record::Occupancy(self.occ));
+        self.push(touchmove_core::trace::Record::Occupancy(self.occ));
         self.wait(ms)
     }
 
     /// Sets a piece down on `square`, then `ms` pass.
     pub fn place_then(&mut self, square: &str, ms: u64) -> &mut Hands {
         self.occ.add(Self::sq(square));
-        self.push(touchmove::sensors::trace::Record::Occupancy(self.occ));
+        self.push(touchmove_core::trace::Record::Occupancy(self.occ));
         self.wait(ms)
     }
 
     /// Presses `side`'s clock, then `ms` pass.
     pub fn clock_then(&mut self, side: shakmaty::Color, ms: u64) -> &mut Hands {
-        self.push(touchmove::sensors::trace::Record::Clock(side));
+        self.push(touchmove_core::trace::Record::Clock(side));
         self.wait(ms)
     }
 
@@ -195,12 +195,12 @@ impl Hands {
     }
 
     pub fn clock(&mut self, side: shakmaty::Color) -> &mut Hands {
-        self.push(touchmove::sensors::trace::Record::Clock(side));
+        self.push(touchmove_core::trace::Record::Clock(side));
         self.wait(500)
     }
 
     pub fn promote(&mut self, role: shakmaty::Role) -> &mut Hands {
-        self.push(touchmove::sensors::trace::Record::Promote(role));
+        self.push(touchmove_core::trace::Record::Promote(role));
         self.wait(200)
     }
 

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::Millis;
-use crate::events::Event;
-use crate::outputs::feed::Feed;
-use crate::sensors::trace::Trace;
-use crate::session::Session;
+use touchmove_board::outputs::feed::Feed;
+use touchmove_core::Millis;
+use touchmove_core::events::Event;
+use touchmove_core::session::Session;
+use touchmove_core::trace::Trace;
 
 /// Plays `trace` through `session` from `origin`, `speed` times faster than
 /// real time, publishing each step's events to `feed`, until the trace
@@ -51,7 +51,8 @@ pub async fn play(
         tokio::time::sleep_until(at(t)).await;
         if next_record == Some(t) {
             let (i, record) = records.next().expect("peeked");
-            crate::cli::replay::apply(&mut session, record, &mut out)
+            session
+                .apply(record, &mut out)
                 .map_err(|e| anyhow::anyhow!("record {}: {e}", i + 1))?;
         } else {
             session.advance(t, &mut out);

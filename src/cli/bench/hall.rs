@@ -28,16 +28,16 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 
-use crate::cli::replay::{drive, parse_time_control, session_for};
-use crate::clock::TimeControl;
-use crate::config::{Mqtt, Secret};
-use crate::game::pgn::{self, PgnGame, Tags};
-use crate::outputs::feed::Feed;
-use crate::outputs::mqtt::mosquitto::{BrokerSetup, Mosquitto};
-use crate::outputs::mqtt::publisher::{self, Publisher};
-use crate::outputs::mqtt::url::BrokerUrl;
-use crate::sensors::trace::Trace;
-use crate::synth::{self, HandStyle};
+use touchmove_board::config::{Mqtt, Secret};
+use touchmove_board::outputs::feed::Feed;
+use touchmove_board::outputs::mqtt::publisher::{self, Publisher};
+use touchmove_core::clock::TimeControl;
+use touchmove_core::game::pgn::{PgnGame, Tags};
+use touchmove_core::replay::{drive, parse_time_control, session_for};
+use touchmove_core::trace::Trace;
+use touchmove_synth::{self as synth, HandStyle};
+use touchmove_testkit::mosquitto::{BrokerSetup, Mosquitto};
+use touchmove_wire::broker_url::BrokerUrl;
 
 /// The hall id of the run.
 const HALL: &str = "bench";
@@ -179,7 +179,9 @@ fn load_games(files: &[PathBuf]) -> anyhow::Result<Vec<PgnGame>> {
     }
     let mut games = Vec::new();
     for file in &files {
-        for game in pgn::read_file(file).with_context(|| format!("{}", file.display()))? {
+        for game in
+            crate::cli::read_pgn_file(file).with_context(|| format!("{}", file.display()))?
+        {
             // A game the rules core refuses is skipped, as `pgn check` reports it.
             if let Ok(game) = game
                 && !game.moves.is_empty()
@@ -192,7 +194,7 @@ fn load_games(files: &[PathBuf]) -> anyhow::Result<Vec<PgnGame>> {
         if !files.is_empty() {
             bail!("no playable game in {} PGN file(s)", files.len());
         }
-        games.push(crate::daemon::demo::corpus_game()?);
+        games.push(touchmove_board::daemon::demo::corpus_game()?);
     }
     Ok(games)
 }

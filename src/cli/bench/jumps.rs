@@ -10,11 +10,11 @@ use anyhow::Context;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use shakmaty::{Bitboard, Chess, Move, Position};
 
-use crate::Millis;
-use crate::events::{Event, EventKind};
-use crate::game::{Game, Profile, pgn};
-use crate::sensors::Scan;
-use crate::session::{Downtime, Resumption, Session, SessionConfig};
+use touchmove_core::Millis;
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::game::{Game, Profile};
+use touchmove_core::scan::Scan;
+use touchmove_core::session::{Downtime, Resumption, Session, SessionConfig};
 
 /// Arguments of `touchmove bench jumps`.
 #[derive(Debug, clap::Args)]
@@ -50,7 +50,7 @@ struct Outcomes {
 /// A session carrying on from `moves[..at]` of a game, the board read.
 fn session_at(start: &Chess, moves: &[Move], at: usize) -> anyhow::Result<(Session, Millis)> {
     let config = SessionConfig {
-        start: crate::game::Start::from_fen(&crate::game::fen_of(start))?,
+        start: touchmove_core::game::Start::from_fen(&touchmove_core::game::fen_of(start))?,
         profile: Profile::FideStandard,
         ..SessionConfig::default()
     };
@@ -117,7 +117,7 @@ fn play_dense(
         let mut next = pos.clone();
         next.play_unchecked(m);
         let mut lifted = occ & !next.board().occupied();
-        if let Some(c) = crate::inference::board_math::captured_square(&m) {
+        if let Some(c) = touchmove_core::inference::board_math::captured_square(&m) {
             lifted.add(c);
         }
         feed(session, &mut t, occ, 600)?;
@@ -135,7 +135,7 @@ fn play_dense(
 
 /// Runs `touchmove bench jumps`.
 pub fn run(args: JumpBench) -> anyhow::Result<()> {
-    let games: Vec<_> = pgn::read_file(&args.pgn)
+    let games: Vec<_> = crate::cli::read_pgn_file(&args.pgn)
         .with_context(|| format!("reading {}", args.pgn.display()))?
         .into_iter()
         .filter_map(Result::ok)

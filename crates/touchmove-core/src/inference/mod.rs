@@ -1,0 +1,815 @@
+//! The hand tracker: from settled square changes and the game position,
+//! what the players did, as the Laws define it — touch (4.3, 4.4), move
+//! made on release (4.6), completion at the clock press (6.7), illegal
+//! moves (7.4 of 2005, 7.5 of 2023), displaced pieces (7.3; 7.4 of 2023),
+//! moves made while the sensors were not read.
+//!
+//! Pure and time-injected: changes and inputs come with their time; the
+//! tracker says when it next needs to be woken ([`Inference::next_deadline`]).
+pub mod arbiter;
+pub mod board_math;
+mod choose;
+mod explain;
+mod hypotheses;
+pub mod missed;
+mod press;
+mod promotion;
+pub mod touch;
+mod two_hands;
+
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+
+use crate::Millis;
+use crate::events::{EventKind, Side};
+use crate::filter::{SettledChange, SquareChange};
+use crate::game::{Game, IllegalMoveRuling, LawEdition, Profile, Start};
+use crate::scan::Snapshot;
+use board_math::{
+    captured_square, colours_after, involved, moving_from, must_lift, occupancy_after,
+};
+use touch::Touch;
+
+/// Raw toggles of one square in a turn that count as a hand lifting its
+/// piece: a piece pushed off bounces several times; an EMI glitch toggles twice.
+const FLICKER_TOGGLES: u8 = 3;
+
+/// Raw toggles further apart than this start a new burst.
+const FLICKER_BURST_MS: Millis = 25;
+
+/// Raw toggles kept per turn (a chattering square must not grow the log
+/// without bound).
+const MAX_TOGGLES_KEPT: usize = 4096;
+
+/// How long pieces may be missing with nothing explaining it before the
+/// board is reported displaced: long enough for the opponent to be seen
+/// answering a capture the sensors missed, short enough for an arbiter.
+const MISSING_GRACE_MS: Millis = 1500;
+
+/// When a move is completed (Article 6.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// At the mover's clock press.
+    ClockPress,
+    /// No clock: when the board has settled after the move.
+    Settle,
+}
+
+/// The tracker's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InferenceConfig {
+    /// A piece is released when it has stood on its square this long. It
+    /// must exceed the occupancy blips a sliding piece leaves on the squares
+    /// it passes over (tens of milliseconds), so that those are never moves.
+    pub settle_ms: Millis,
+    pub completion: Completion,
+    /// Without a clock, a promotion whose piece was not named becomes a
+    /// queen after this long (or at once when the opponent touches a piece).
+    pub promotion_wait_ms: Millis,
+    /// The longest run of plies the missed-move search tries.
+    pub max_missed_plies: usize,
+    /// A piece off its square for less than this and back on it was
+    /// brushed or straightened, not lifted: no touch (Article 4.3 punishes
+    /// a deliberate touch; the quickest deliberate lift-and-return takes
+    /// longer than a hand brushing past).
+    pub nudge_ms: Millis,
+    /// What a resumed game does with a board that is not its position.
+    pub resumed_board: ResumedBoard,
+}
+
+/// What a game resumed after the daemon was down does when the board
+/// first read is not the game's position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResumedBoard {
+    /// Searches for the moves made meanwhile and records them when one
+    /// position explains the board (else reports it displaced).
+    #[default]
+    Infer,
+    /// Reports the board displaced, listing the moves that would explain
+    /// it as candidates: the arbiter accepts one or has the position
+    /// reinstated.
+    AskArbiter,
+}
+
+impl Default for InferenceConfig {
+    fn default() -> InferenceConfig {
+        InferenceConfig {
+            settle_ms: 150,
+            completion: Completion::ClockPress,
+            promotion_wait_ms: 1500,
+            max_missed_plies: 6,
+            nudge_ms: 120,
+            resumed_board: ResumedBoard::Infer,
+        }
+    }
+}
+
+/// What the tracker is waiting for, besides the next move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Alert {
+    None,
+    /// A piece released where no legal move explains the board; may still be corrected.
+    Illegal {
+        from: Option<Square>,
+        to: Option<Square>,
+    },
+    /// An illegal move was completed: the position before it must be reinstated.
+    Reinstate,
+    /// The board differs from the game in these squares.
+    Displaced(Vec<Square>),
+}
+
+/// A promotion on the board whose new piece is not yet known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PendingPromotion {
+    from: Square,
+    to: Square,
+    since: Millis,
+}
+
+/// What the hands did since the turn began (the last move made).
+#[derive(Debug, Clone)]
+struct TurnHands {
+    /// Pieces touched, in order (4.3, 4.4).
+    touches: Vec<Touch>,
+    /// Squares seen lifted.
+    lifts: Bitboard,
+    /// Squares whose raw reading changed, even too briefly for the
+    /// debounce: a captured piece pushed off its square by the capturing
+    /// one may leave it empty for only a few milliseconds.
+    flicker: Bitboard,
+    flicker_count: [u8; 64],
+    flicker_at: [Option<Millis>; 64],
+    /// Per square: when its piece was last lifted, and when it last
+    /// changed at all (lifted, placed, flickered).
+    lifted_at: [Option<Millis>; 64],
+    active_at: [Option<Millis>; 64],
+    /// Per square: when a piece was last set down on it.
+    placed_at: [Option<Millis>; 64],
+    /// Every piece set down this turn, in order.
+    placements: Vec<(Millis, Square)>,
+    /// Every square emptied this turn, in order.
+    removals: Vec<(Millis, Square)>,
+    /// Raw toggles this turn, in order (too brief for the debounce).
+    toggles: Vec<(Millis, Square)>,
+}
+
+impl TurnHands {
+    /// When the piece on `sq` first left it this turn (a later hand may
+    /// have passed over the square since).
+    fn first_lift(&self, sq: Square) -> Option<Millis> {
+        self.removals
+            .iter()
+            .find(|(_, s)| *s == sq)
+            .map(|(t, _)| *t)
+            .or(self.lifted_at[sq as usize])
+    }
+}
+
+impl Default for TurnHands {
+    fn default() -> TurnHands {
+        TurnHands {
+            touches: Vec::new(),
+            lifts: Bitboard::EMPTY,
+            flicker: Bitboard::EMPTY,
+            flicker_count: [0; 64],
+            flicker_at: [None; 64],
+            lifted_at: [None; 64],
+            active_at: [None; 64],
+            placed_at: [None; 64],
+            placements: Vec::new(),
+            removals: Vec::new(),
+            toggles: Vec::new(),
+        }
+    }
+}
+
+/// The last move made, kept to recognise a piece moved on after release.
+#[derive(Debug, Clone)]
+struct LastMove {
+    before: Chess,
+    mv: Move,
+}
+
+/// What a clock press meant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PressMeaning {
+    /// The mover completed the move of this ply (6.7).
+    Completed { ply: usize },
+    /// The mover completed an illegal move (7.4 / 7.5).
+    Illegal(IllegalMoveRuling),
+    /// Not a press that changes the game (wrong player, second press, before the game).
+    Ignored(&'static str),
+}
+
+/// The hand tracker, holding the game it infers.
+#[derive(Debug)]
+pub struct Inference {
+    config: InferenceConfig,
+    start: Start,
+    profile: Profile,
+    game: Game,
+    started: bool,
+    board: Bitboard,
+    white: Option<Bitboard>,
+    stable: Bitboard,
+    last_change: Option<Millis>,
+    lifted_since_stable: Bitboard,
+    jump: bool,
+    /// What the hands did in the current turn.
+    turn: TurnHands,
+    /// Since when pieces have been missing with nothing explaining it.
+    missing_since: Option<Millis>,
+    awaiting_press: Option<usize>,
+    /// A move made whose mover had not pressed when the reply was made
+    /// (two hands): his press still completes it (6.7).
+    unpressed: Option<(usize, Color)>,
+    last_move: Option<LastMove>,
+    promotion: Option<PendingPromotion>,
+    promotion_choice: Option<Role>,
+    adjusting: bool,
+    alert: Alert,
+    /// The candidate lines the last `displaced` event listed (the
+    /// arbiter may accept one).
+    listed_candidates: Vec<String>,
+    /// Moves the sensors did not read that several lines of plies explain:
+    /// kept until the board tells which.
+    pending: Option<hypotheses::Pending>,
+    /// Moves being recorded are inferred, not seen made (`move.inferred`).
+    inferring: bool,
+    /// The latest raw reading.
+    raw: Bitboard,
+    /// The board is being read for the first time after a restart.
+    read_again: bool,
+    /// Resumed and the board not read yet: the first reading may show a
+    /// move in the making or moves made meanwhile.
+    resumed: bool,
+    out: Vec<(Millis, EventKind)>,
+}
+
+impl Inference {
+    pub fn new(start: Start, profile: Profile, config: InferenceConfig) -> Inference {
+        let game = Game::new(start.clone(), profile);
+        Inference {
+            config,
+            start,
+            profile,
+            game,
+            started: false,
+            board: Bitboard::EMPTY,
+            white: None,
+            stable: Bitboard::EMPTY,
+            last_change: None,
+            lifted_since_stable: Bitboard::EMPTY,
+            jump: false,
+            turn: TurnHands::default(),
+            missing_since: None,
+            awaiting_press: None,
+            unpressed: None,
+            last_move: None,
+            promotion: None,
+            promotion_choice: None,
+            adjusting: false,
+            alert: Alert::None,
+            listed_candidates: Vec::new(),
+            pending: None,
+            inferring: false,
+            raw: Bitboard::EMPTY,
+            read_again: false,
+            resumed: false,
+            out: Vec::new(),
+        }
+    }
+
+    /// A tracker carrying on with `game` (a game restored after the daemon
+    /// was down): started, with `awaiting_press` the ply made and not yet
+    /// completed by the clock press (Article 6.7), if any. The board is not
+    /// known: the first [`Inference::initial`] compares it with the game's
+    /// position and treats a difference as moves made while nobody read the
+    /// sensors (the missed-move search), else reports the board displaced.
+    pub fn resume(
+        start: Start,
+        profile: Profile,
+        config: InferenceConfig,
+        game: Game,
+        awaiting_press: Option<usize>,
+    ) -> Inference {
+        let mut inference = Inference::new(start, profile, config);
+        inference.game = game;
+        inference.started = true;
+        inference.awaiting_press = awaiting_press.filter(|_| !inference.game.is_over());
+        // The board may have moved on while it was not read.
+        inference.jump = true;
+        inference.resumed = true;
+        inference
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+    pub fn game_mut(&mut self) -> &mut Game {
+        &mut self.game
+    }
+    pub fn config(&self) -> &InferenceConfig {
+        &self.config
+    }
+    pub fn is_started(&self) -> bool {
+        self.started
+    }
+    /// The board as the sensors settled it.
+    pub fn board(&self) -> Bitboard {
+        self.board
+    }
+    /// A move made and not yet completed by the clock press.
+    pub fn awaiting_press(&self) -> Option<usize> {
+        self.awaiting_press
+    }
+    /// Whether lines of moves the sensors did not read are still open
+    /// (a `candidates` event named them).
+    pub fn lines_open(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Whether the board shows something the game does not: a displaced
+    /// piece or an illegal move waiting to be corrected or reinstated.
+    pub fn alert_pending(&self) -> bool {
+        self.alert != Alert::None
+    }
+
+    /// Takes the events concluded so far, with their times.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (Millis, EventKind)> {
+        self.out.drain(..)
+    }
+
+    fn emit(&mut self, t: Millis, kind: EventKind) {
+        self.out.push((t, kind));
+    }
+
+    /// The board as first read (the filter's first scan), with colours if known.
+    pub fn initial(&mut self, t: Millis, board: Bitboard, colours: Option<Snapshot>) {
+        self.board = board;
+        self.stable = board;
+        self.white = colours.map(|c| c.white);
+        let resumed = std::mem::take(&mut self.resumed);
+        let expected = self.game.position().board().occupied();
+        if resumed && self.config.resumed_board == ResumedBoard::AskArbiter && board != expected {
+            let lines = match missed::search(
+                self.game.position(),
+                board,
+                self.white,
+                self.config.max_missed_plies,
+            ) {
+                missed::Explanation::Unique(line) => vec![line],
+                missed::Explanation::Ambiguous(lines) => lines,
+                missed::Explanation::None => Vec::new(),
+            };
+            let candidates = self.lines_uci(&lines);
+            self.displaced(t, (board ^ expected).into_iter().collect(), candidates);
+            return;
+        }
+        if resumed {
+            // The hands were at work before the board was read again: a
+            // square the game occupies and the board does not was lifted
+            // this turn, a square the board occupies and the game does
+            // not was reached.
+            for sq in expected & !board {
+                self.turn.lifts.add(sq);
+                self.turn.lifted_at[sq as usize] = Some(t);
+                self.turn.active_at[sq as usize] = Some(t);
+            }
+            for sq in board & !expected {
+                self.turn.active_at[sq as usize] = Some(t);
+            }
+        }
+        self.read_again = resumed;
+        self.evaluate(t);
+        self.read_again = false;
+    }
+
+    /// When the tracker next needs [`Inference::advance`].
+    pub fn next_deadline(&self) -> Option<Millis> {
+        // Saturating: a time near `Millis::MAX` (or a huge window) makes a
+        // deadline at the end of time, never one that wraps to the past.
+        let settle = self
+            .last_change
+            .map(|t| t.saturating_add(self.config.settle_ms));
+        let promotion = match (self.promotion, self.config.completion) {
+            (Some(p), Completion::Settle) => {
+                Some(p.since.saturating_add(self.config.promotion_wait_ms))
+            }
+            _ => None,
+        };
+        let missing = self
+            .missing_since
+            .filter(|_| self.last_change.is_none())
+            .map(|t| t.saturating_add(MISSING_GRACE_MS));
+        [settle, promotion, missing].into_iter().flatten().min()
+    }
+
+    /// Time reached `t`: conclude what has settled.
+    pub fn advance(&mut self, t: Millis) {
+        if let Some(last) = self.last_change
+            && t >= last.saturating_add(self.config.settle_ms)
+        {
+            self.evaluate(last.saturating_add(self.config.settle_ms));
+        }
+        if let Some(since) = self.missing_since
+            && self.last_change.is_none()
+            && t >= since.saturating_add(MISSING_GRACE_MS)
+        {
+            self.evaluate(since.saturating_add(MISSING_GRACE_MS));
+        }
+        if let Some(p) = self.promotion
+            && self.config.completion == Completion::Settle
+            && self.last_change.is_none()
+            && t >= p.since.saturating_add(self.config.promotion_wait_ms)
+        {
+            self.make_promotion(
+                p.since.saturating_add(self.config.promotion_wait_ms),
+                Role::Queen,
+            );
+        }
+    }
+
+    /// Settled changes from the filter, in time order.
+    pub fn changes(&mut self, changes: &[SettledChange]) {
+        for (i, c) in changes.iter().enumerate() {
+            self.advance(c.t);
+            if i > 0 && changes[i - 1].since == c.since {
+                // Several squares changed in one scan: the sensors were
+                // not read for a while (or a hand is faster than a scan).
+                self.jump = true;
+            }
+            self.change(c);
+        }
+    }
+
+    fn change(&mut self, c: &SettledChange) {
+        let sq = c.square;
+        match c.change {
+            SquareChange::Lifted => {
+                self.turn.removals.push((c.t, sq));
+                if self.stable.contains(sq) {
+                    // Two hands (1.1): the next mover lifting a piece
+                    // while the last move's piece settles made that move.
+                    self.next_mover_lifts(c.t, sq);
+                }
+                self.board.discard(sq);
+                if let Some(w) = &mut self.white {
+                    w.discard(sq);
+                }
+                if self.stable.contains(sq) {
+                    self.lifted(c.t, sq);
+                } else if self.started {
+                    // A piece set down since the last settle, lifted again
+                    // (the next mover taking the piece just moved, say).
+                    self.turn.lifts.add(sq);
+                    self.turn.lifted_at[sq as usize] = Some(c.t);
+                    self.turn.active_at[sq as usize] = Some(c.t);
+                }
+            }
+            SquareChange::Placed(colour) => {
+                self.board.add(sq);
+                if self.stable.contains(sq) {
+                    self.put_back(c.t, sq);
+                }
+                self.turn.active_at[sq as usize] = Some(c.t);
+                self.turn.placed_at[sq as usize] = Some(c.t);
+                self.turn.placements.push((c.t, sq));
+                if let Some(w) = &mut self.white {
+                    w.set(sq, colour == Some(Color::White));
+                }
+            }
+        }
+        self.last_change = Some(c.t);
+    }
+
+    /// A piece that stood on `sq` left it: the sensor board's touch.
+    fn lifted(&mut self, t: Millis, sq: Square) {
+        // The opponent touching a piece releases a promotion left unnamed
+        // (any piece but on the promotion's own squares, where the pawn is
+        // taken off: the opponent lifts his own piece, or the mover's to
+        // capture it). First, so that this lift belongs to the next turn.
+        if self.started
+            && self.promotion.is_some_and(|p| p.to != sq && p.from != sq)
+            && self.config.completion == Completion::Settle
+        {
+            self.make_promotion(t, Role::Queen);
+        }
+        self.lifted_since_stable.add(sq);
+        self.turn.lifted_at[sq as usize] = Some(t);
+        self.turn.active_at[sq as usize] = Some(t);
+        let piece = self.game.position().board().piece_at(sq);
+        self.emit(
+            t,
+            EventKind::PieceLifted {
+                square: sq,
+                piece: piece.map(|p| p.char()),
+            },
+        );
+        if !self.started || self.game.is_over() {
+            return;
+        }
+        self.turn.lifts.add(sq);
+        if let Some(piece) = piece
+            && !self.turn.touches.iter().any(|x| x.square == sq)
+            && self.game.position().board().piece_at(sq) == Some(piece)
+        {
+            if self.adjusting {
+                // An adjustment announced beforehand (4.2): not a touch.
+                self.adjusting = false;
+            } else if self.awaiting_press.is_none() {
+                let with = self.game.position().board().occupied() & !self.board;
+                self.turn.touches.push(Touch {
+                    square: sq,
+                    piece,
+                    with: with.without(sq),
+                    at: t,
+                });
+            }
+        }
+    }
+
+    /// Raw activity on these squares at `t` (before debouncing). A square
+    /// that toggles a few times in a turn counts as lifted for the moves
+    /// that capture on it; a single glitch does not. Activity also asks
+    /// for a fresh look once the board has settled.
+    pub fn flicker(&mut self, t: Millis, squares: Bitboard) {
+        for sq in squares {
+            let i = sq as usize;
+            // Toggles count within one burst: a piece pushed off bounces
+            // several times in a few milliseconds; glitches minutes apart
+            // do not add up.
+            let burst = self.turn.flicker_at[i]
+                .is_some_and(|last| t <= last.saturating_add(FLICKER_BURST_MS));
+            self.turn.flicker_at[i] = Some(t);
+            self.turn.active_at[i] = Some(t);
+            if self.turn.toggles.len() < MAX_TOGGLES_KEPT {
+                self.turn.toggles.push((t, sq));
+            }
+            let n = &mut self.turn.flicker_count[i];
+            *n = if burst { n.saturating_add(1) } else { 1 };
+            if *n >= FLICKER_TOGGLES {
+                self.turn.flicker.add(sq);
+            }
+        }
+        if self.started && self.last_change.is_none_or(|last| last < t) {
+            self.last_change = Some(t);
+        }
+    }
+
+    /// The latest raw reading (before the debounce): at a clock press a
+    /// hand may be lifting a piece whose square has not settled yet.
+    pub fn raw(&mut self, raw: Bitboard) {
+        self.raw = raw;
+    }
+
+    /// The player having the move announces an adjustment (Article 4.2,
+    /// "j'adoube"): the next lift-and-return is not a touch.
+    pub fn adjust(&mut self) {
+        self.adjusting = true;
+    }
+
+    fn game_over(&mut self, t: Millis, end: crate::game::GameEnd) {
+        self.awaiting_press = None;
+        self.promotion = None;
+        self.emit(
+            t,
+            EventKind::GameOver {
+                result: end.result(),
+                reason: end.reason.name().to_owned(),
+            },
+        );
+    }
+
+    /// Reports an end of game decided outside the board (flag, resignation, ...).
+    pub fn ended(&mut self, t: Millis, end: crate::game::GameEnd) {
+        self.game_over(t, end);
+    }
+
+    /// The board has stood still for the settle time: conclude.
+    fn evaluate(&mut self, t: Millis) {
+        let board = self.board;
+        let changed = self.settle_placed(t);
+        self.last_change = None;
+        let mut jump = std::mem::take(&mut self.jump);
+        // Set again below if the board is still unexplained.
+        let missing_since = self.missing_since.take();
+
+        if !self.started || self.game.is_over() {
+            if board == self.start.position().board().occupied() {
+                self.new_game(t);
+            }
+            return;
+        }
+        if let Some(pending) = self.pending.take() {
+            if self.judge_hypotheses(t, board, pending) {
+                return;
+            }
+            // No open line explains the board: search afresh.
+            jump = true;
+        }
+        let expected = self.game.position().board().occupied();
+        if matches!(self.alert, Alert::Reinstate | Alert::Displaced(_)) {
+            if board == expected {
+                self.restored(t);
+                return;
+            }
+            // Never stuck: legal play from the record explains the board.
+            if (changed || jump) && self.resync(t, board, jump) {
+                return;
+            }
+            if let Alert::Displaced(squares) = &self.alert {
+                let now: Vec<Square> = (board ^ expected).into_iter().collect();
+                if now != *squares {
+                    self.displaced(t, now, Vec::new());
+                }
+            }
+            return;
+        }
+        if board == expected {
+            if matches!(self.alert, Alert::Illegal { .. }) {
+                self.restored(t);
+            }
+            self.promotion = None;
+            return;
+        }
+        if self.make_what_the_hands_did(t, board) {
+            return;
+        }
+        self.promotion = None;
+        if !jump
+            && let Some(made) = self.made_under_lifts(t, board, two_hands::Hands::NextMoversPieces)
+        {
+            self.make_under_lifts(t, made);
+            // The next mover's move may be on the board already.
+            self.make_what_the_hands_did(t, board);
+            return;
+        }
+        // Before a move in progress: a jump may leave pieces missing that
+        // look like pieces in the hand.
+        if jump && self.explain_jump(t, board) {
+            return;
+        }
+        if self.in_progress(board) {
+            return;
+        }
+        if self.moved_on(t, board) || self.taken_back(t, board) {
+            return;
+        }
+        // Without a jump, a move the sensors missed (a capture whose
+        // captured piece never read empty) and the reply to it.
+        let missing_only = (board & !expected).is_empty();
+        // (A board with pieces missing only waits for the grace first: a
+        // hand may still be at work.)
+        if !jump && !missing_only && self.explain_missed_reply(t, board) {
+            return;
+        }
+        if missing_only {
+            // The grace runs from the last change: a hand still at work
+            // (the opponent answering) is not a displaced board yet.
+            let since = match missing_since {
+                Some(since) if !changed => since,
+                _ => t,
+            };
+            if t < since.saturating_add(MISSING_GRACE_MS) {
+                self.missing_since = Some(since);
+                return;
+            }
+            // Pieces gone and nothing moving: a capture the sensors missed
+            // (its captured piece never read empty), perhaps answered?
+            if self.explain_within(t, board, 2) {
+                return;
+            }
+        }
+        self.unexplained(t, board);
+    }
+
+    /// The one legal move the hands made whose position the board shows:
+    /// made (4.6), or a promotion awaiting its piece. False when none.
+    fn make_what_the_hands_did(&mut self, t: Millis, board: Bitboard) -> bool {
+        let cands = self.candidates(board, false);
+        let Some(m) = self.pick(&cands) else {
+            return false;
+        };
+        if m.is_promotion() {
+            self.promotion_on_board(t, &m);
+        } else {
+            self.make_move(t, m);
+        }
+        true
+    }
+
+    /// The pieces on the board stand: `piece_placed` for each square
+    /// reached since the last settle. Returns whether anything changed.
+    fn settle_placed(&mut self, t: Millis) -> bool {
+        let board = self.board;
+        let changed = board != self.stable || self.lifted_since_stable.any();
+        let placed = board & (self.lifted_since_stable | !self.stable);
+        for sq in placed {
+            self.emit(t, EventKind::PiecePlaced { square: sq });
+        }
+        self.stable = board;
+        self.lifted_since_stable = Bitboard::EMPTY;
+        changed
+    }
+
+    fn new_game(&mut self, t: Millis) {
+        self.game = Game::new(self.start.clone(), self.profile);
+        self.started = true;
+        self.turn = TurnHands::default();
+        self.awaiting_press = None;
+        self.unpressed = None;
+        self.pending = None;
+        self.last_move = None;
+        self.promotion = None;
+        self.promotion_choice = None;
+        self.alert = Alert::None;
+        self.emit(
+            t,
+            EventKind::GameStarted {
+                fen: self.game.fen(),
+                profile: Some(self.profile.name().to_owned()),
+            },
+        );
+    }
+
+    fn restored(&mut self, t: Millis) {
+        self.alert = Alert::None;
+        let fen = self.game.fen();
+        self.emit(t, EventKind::Restored { fen });
+    }
+
+    fn displaced(&mut self, t: Millis, squares: Vec<Square>, candidates: Vec<String>) {
+        self.alert = Alert::Displaced(squares.clone());
+        self.listed_candidates = candidates.clone();
+        let expected_fen = self.game.fen();
+        self.emit(
+            t,
+            EventKind::Displaced {
+                squares,
+                expected_fen,
+                candidates,
+            },
+        );
+    }
+
+    /// The move is made (4.6): checked against touch-move, recorded.
+    fn make_move(&mut self, t: Millis, m: Move) {
+        let before = self.game.position().clone();
+        let side = before.turn();
+        if self.profile.is_fide()
+            && let Some(breach) = touch::check(&before, &self.turn.touches, &m)
+        {
+            self.emit(
+                t,
+                EventKind::TouchMove {
+                    side: side.into(),
+                    article: breach.article.to_owned(),
+                    square: breach.square,
+                },
+            );
+        }
+        let played = match self.game.play(&m, t) {
+            Ok(p) => p,
+            Err(_) => return,
+        };
+        self.unpressed = self
+            .awaiting_press
+            .take()
+            .map(|ply| (ply, self.game.moves()[ply - 1].side))
+            .filter(|_| !self.inferring);
+        let record = &self.game.moves()[played.ply - 1];
+        let event = EventKind::Move {
+            ply: played.ply,
+            side: side.into(),
+            san: record.san.to_string(),
+            uci: record.uci.to_string(),
+            fen: self.game.fen(),
+            inferred: self.inferring,
+        };
+        self.emit(t, event);
+        self.turn = TurnHands::default();
+        self.adjusting = false;
+        self.promotion = None;
+        self.promotion_choice = None;
+        self.alert = Alert::None;
+        self.last_move = Some(LastMove { before, mv: m });
+        for claim in played.claimable {
+            self.emit(
+                t,
+                EventKind::DrawClaimable {
+                    reason: claim.name().to_owned(),
+                },
+            );
+        }
+        if let Some(end) = played.end {
+            self.emit(t, EventKind::MoveCompleted { ply: played.ply });
+            self.game_over(t, end);
+        } else if self.config.completion == Completion::Settle {
+            self.awaiting_press = None;
+            self.emit(t, EventKind::MoveCompleted { ply: played.ply });
+        } else {
+            self.awaiting_press = Some(played.ply);
+        }
+    }
+}
