@@ -2,7 +2,7 @@
 //! in tmux (/usr/bin/tmux) on a simulated board with two row wires swapped
 //! (hw/faults/swapped-rows.toml); the test reads the screen with
 //! `capture-pane`, answers with `send-keys`, and is the builder's hands
-//! through the board's hands file (`[sim] hands`, see src/sensors/sim.rs):
+//! through the board's hands file (`[sim] hands`, see crates/touchmove-hw/src/sim.rs):
 //! it empties the board, sets up the pieces, lifts the white queen and
 //! walks every square when the screen asks for it. The check names the
 //! swapped wires, writes the corrected profile, and exits 0; the written

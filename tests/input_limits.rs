@@ -1,7 +1,7 @@
 //! Bad input meets a clear error that names what and where, never a
 //! wrapped time, a panic or a forged record:
 //!
-//! - PGN tag values follow one rule (`src/game/tag_value.rs`) in the
+//! - PGN tag values follow one rule (`crates/touchmove-core/src/game/tag_value.rs`) in the
 //!   configuration, the control API (over real HTTP) and the command line,
 //!   and the PGN writer escapes `"` and `\` (PGN Standard, section 7);
 //! - trace times have a maximum, the command line's windows a range, and

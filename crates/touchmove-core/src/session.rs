@@ -83,7 +83,34 @@ pub struct Resumption {
     pub downtime: Downtime,
 }
 
-/// One board's game, from scans to events.
+/// One board's game, from scans to events: the filter, the hand tracker,
+/// the rules and the clock, driven by the caller's scans, button presses
+/// and times (no clock of its own).
+///
+/// ```
+/// use shakmaty::{Bitboard, Color, Square};
+/// use touchmove_core::scan::Scan;
+/// use touchmove_core::session::{Session, SessionConfig};
+///
+/// let mut session = Session::new(SessionConfig::default(), None);
+/// let mut events = Vec::new();
+/// let start = Bitboard(0xFFFF_0000_0000_FFFF);
+/// let lifted = start.without(Square::G1);
+/// let placed = lifted.with(Square::F3);
+///
+/// session.scan(0, &Scan::Occupancy(start), &mut events)?;
+/// session.scan(1_000, &Scan::Occupancy(lifted), &mut events)?;
+/// session.scan(1_400, &Scan::Occupancy(placed), &mut events)?;
+/// // The session says when it next needs to be woken (the settle window
+/// // that makes the knight's move "made", Article 4.6).
+/// while let Some(t) = session.next_board_deadline() {
+///     session.advance(t, &mut events);
+/// }
+/// session.clock_button(2_000, Color::White, &mut events);
+/// assert_eq!(session.game().moves().len(), 1);
+/// assert_eq!(session.game().moves()[0].san.to_string(), "Nf3");
+/// # Ok::<(), touchmove_core::filter::FilterError>(())
+/// ```
 pub struct Session {
     config: SessionConfig,
     filter: Filter,

@@ -232,6 +232,21 @@ impl TimeControl {
 
     /// Reads the short human form (see the module doc): `90+30`,
     /// `40/90,30+30`, `120d5`, `90b10`.
+    ///
+    /// ```
+    /// use touchmove_core::clock::{Bonus, TimeControl};
+    ///
+    /// // The classical control of many opens: 40 moves in 90 minutes,
+    /// // then 30 minutes to the end, 30 seconds added from move one.
+    /// let tc = TimeControl::parse_human("40/90,30+30").unwrap();
+    /// assert_eq!(tc.periods().len(), 2);
+    /// assert_eq!(tc.periods()[0].moves.map(|n| n.get()), Some(40));
+    /// assert_eq!(tc.periods()[0].time_ms, 90 * 60 * 1000);
+    /// assert_eq!(tc.periods()[1].bonus, Bonus::Increment(30_000));
+    /// // The same in the PGN tag's form, and back.
+    /// assert_eq!(tc.to_pgn(), "40/5400+30:1800+30");
+    /// assert!(TimeControl::parse_human("40/90,").is_err());
+    /// ```
     pub fn parse_human(input: &str) -> Result<TimeControl, TimeControlError> {
         let text = input.trim();
         if text.is_empty() {

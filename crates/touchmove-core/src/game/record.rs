@@ -214,6 +214,24 @@ pub struct Game {
 }
 
 impl Game {
+    /// A game from `start` under the rules of `profile`.
+    ///
+    /// ```
+    /// use shakmaty::{Square, Role, Move};
+    /// use touchmove_core::game::pgn::{self, Tags};
+    /// use touchmove_core::game::{Game, Profile, Start};
+    ///
+    /// let mut game = Game::new(Start::standard(), Profile::FideStandard);
+    /// let e4 = Move::Normal {
+    ///     role: Role::Pawn, from: Square::E2, capture: None, to: Square::E4, promotion: None,
+    /// };
+    /// game.play(&e4, 1_500).unwrap();
+    /// assert_eq!(game.ply(), 1);
+    /// assert_eq!(game.moves()[0].san.to_string(), "e4");
+    /// // A move the position does not allow is refused (Article 7.4).
+    /// assert!(game.play(&e4, 3_000).is_err());
+    /// assert!(pgn::write(&game, &Tags::default()).contains("1. e4 *"));
+    /// ```
     pub fn new(start: Start, profile: Profile) -> Game {
         let position = start.position().clone();
         let keys = vec![PositionKey::of(&position)];
