@@ -418,11 +418,11 @@ fn read_reads_a_file_and_names_it_in_errors() {
     std::fs::create_dir_all(&dir).unwrap();
     let good = dir.join("good.trace");
     std::fs::write(&good, sample_trace().to_string()).unwrap();
-    assert_eq!(trace::read(&good).unwrap(), sample_trace());
+    assert_eq!(touchmove_hw::trace_file::read(&good).unwrap(), sample_trace());
 
     let bad = dir.join("bad.trace");
     std::fs::write(&bad, "0 FFFF00000000FFFF\n1 clock\n").unwrap();
-    let err = trace::read(&bad).unwrap_err();
+    let err = touchmove_hw::trace_file::read(&bad).unwrap_err();
     assert!(
         err.to_string()
             .starts_with(&format!("{}:2: ", bad.display())),
@@ -430,7 +430,7 @@ fn read_reads_a_file_and_names_it_in_errors() {
     );
 
     let missing = dir.join("missing.trace");
-    let err = trace::read(&missing).unwrap_err();
+    let err = touchmove_hw::trace_file::read(&missing).unwrap_err();
     assert!(matches!(err, TraceError::Io { .. }));
     assert!(err.to_string().contains("missing.trace"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -235,7 +235,7 @@ struct Resume {
 }
 
 fn write_trace(db: &Path, args: &WriteTraceArgs) -> anyhow::Result<()> {
-    let numbered = trace::read_numbered(&args.trace)?;
+    let numbered = touchmove_hw::trace_file::read_numbered(&args.trace)?;
     let file = args.trace.display().to_string();
     args.session.check_header(&numbered, &file)?;
     let trace::NumberedTrace { trace, lines, .. } = numbered;

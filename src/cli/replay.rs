@@ -114,7 +114,7 @@ pub struct Replayed {
 
 /// Replays a trace file as `touchmove replay` does.
 pub fn replay_file(args: &ReplayArgs) -> anyhow::Result<Replayed> {
-    let numbered = trace::read_numbered(&args.trace)?;
+    let numbered = touchmove_hw::trace_file::read_numbered(&args.trace)?;
     let file = args.trace.display().to_string();
     args.session.check_header(&numbered, &file)?;
     let trace::NumberedTrace { trace, lines, .. } = numbered;

@@ -14,8 +14,7 @@
 //! that what a session finds wrong later (an illegal start position, an
 //! unknown profile, a scan it cannot read) names its line too.
 use std::fmt;
-use std::io::{self, BufRead, BufReader, Read};
-use std::path::Path;
+use std::io::{self, BufRead, Read};
 
 use shakmaty::{Bitboard, Color, Role};
 
@@ -262,11 +261,6 @@ pub fn parse(text: &str, file_name: &str) -> Result<Trace, TraceError> {
     TraceReader::new(text.as_bytes(), file_name)?.into_trace()
 }
 
-/// Reads a whole trace file.
-pub fn read(path: &Path) -> Result<Trace, TraceError> {
-    TraceReader::open(path)?.into_trace()
-}
-
 /// A trace and the 1-based line of each of its records and header lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NumberedTrace {
@@ -327,12 +321,6 @@ impl NumberedTrace {
     }
 }
 
-/// Reads a whole trace file, keeping the line of each record (so that an
-/// error found later, replaying a record, names its line).
-pub fn read_numbered(path: &Path) -> Result<NumberedTrace, TraceError> {
-    TraceReader::open(path)?.into_numbered()
-}
-
 /// [`parse`], keeping the line of each record.
 pub fn parse_numbered(text: &str, file_name: &str) -> Result<NumberedTrace, TraceError> {
     TraceReader::new(text.as_bytes(), file_name)?.into_numbered()
@@ -353,18 +341,6 @@ pub struct TraceReader<R> {
     /// The line of the record the iterator gave last.
     record_line: usize,
     done: bool,
-}
-
-impl TraceReader<BufReader<std::fs::File>> {
-    /// Opens a trace file and reads its header.
-    pub fn open(path: &Path) -> Result<Self, TraceError> {
-        let file = path.display().to_string();
-        let f = std::fs::File::open(path).map_err(|source| TraceError::Io {
-            file: file.clone(),
-            source,
-        })?;
-        TraceReader::new(BufReader::new(f), &file)
-    }
 }
 
 impl<R: BufRead> TraceReader<R> {

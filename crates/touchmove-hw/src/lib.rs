@@ -14,6 +14,7 @@ pub mod profile;
 pub mod replay_trace;
 pub mod shift_register;
 pub mod sim;
+pub mod trace_file;
 
 use touchmove_core::Millis;
 pub use touchmove_core::scan::Scan;

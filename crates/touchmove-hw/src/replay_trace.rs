@@ -34,7 +34,7 @@ impl TraceReplay {
     /// Reads and parses a trace file (line by line, each line bounded:
     /// [`super::trace::MAX_LINE_BYTES`]).
     pub fn load(path: &Path, description: String) -> Result<TraceReplay, SensorError> {
-        let trace = touchmove_core::trace::read(path).map_err(|e| match e {
+        let trace = crate::trace_file::read(path).map_err(|e| match e {
             TraceError::Io { source, .. } => SensorError::Unavailable(format!(
                 "{description}: could not read the trace {} ({source})",
                 path.display()

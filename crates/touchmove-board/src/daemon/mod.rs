@@ -417,7 +417,7 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
         }
         (None, false) if args.trace.is_some() => {
             let path = args.trace.as_deref().expect("checked");
-            let trace = touchmove_core::trace::read(path)
+            let trace = touchmove_hw::trace_file::read(path)
                 .with_context(|| format!("--trace {}", path.display()))?;
             Ok(Options {
                 bind: args.bind.unwrap_or_else(demo_bind),
