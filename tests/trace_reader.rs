@@ -418,7 +418,10 @@ fn read_reads_a_file_and_names_it_in_errors() {
     std::fs::create_dir_all(&dir).unwrap();
     let good = dir.join("good.trace");
     std::fs::write(&good, sample_trace().to_string()).unwrap();
-    assert_eq!(touchmove_hw::trace_file::read(&good).unwrap(), sample_trace());
+    assert_eq!(
+        touchmove_hw::trace_file::read(&good).unwrap(),
+        sample_trace()
+    );
 
     let bad = dir.join("bad.trace");
     std::fs::write(&bad, "0 FFFF00000000FFFF\n1 clock\n").unwrap();

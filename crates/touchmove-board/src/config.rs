@@ -70,7 +70,7 @@ pub struct Http {
 }
 
 /// The address served when nothing says otherwise: this machine only.
-pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+pub(crate) const DEFAULT_BIND: &str = "127.0.0.1:8080";
 
 /// What to do with an unfinished journalled game at start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,7 +131,7 @@ pub struct Mqtt {
 }
 
 /// The keep-alive when `[mqtt] keep-alive` does not say.
-pub const DEFAULT_MQTT_KEEP_ALIVE_S: u64 = 15;
+pub(crate) const DEFAULT_MQTT_KEEP_ALIVE_S: u64 = 15;
 
 impl Mqtt {
     /// The settings for `broker`, `hall` and `board` with every other key at
@@ -557,7 +557,7 @@ fn toml_error(text: &str, e: &toml::de::Error) -> String {
 /// binding that address on a port the system picks, at once let go, so
 /// that a busy port cannot fail the check and nothing stays bound. The
 /// port itself is only tried when the daemon listens.
-pub fn check_local_address(addr: SocketAddr) -> Result<(), String> {
+pub(crate) fn check_local_address(addr: SocketAddr) -> Result<(), String> {
     if addr.ip().is_unspecified() || addr.ip().is_loopback() {
         return Ok(());
     }

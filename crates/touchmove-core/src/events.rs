@@ -297,7 +297,7 @@ mod square_name {
     use serde::{Deserialize, Deserializer, Serializer};
     use shakmaty::Square;
 
-    pub fn serialize<S: Serializer>(sq: &Square, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(sq: &Square, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(sq)
     }
 
@@ -314,7 +314,7 @@ mod opt_square_name {
     use serde::{Deserialize, Deserializer, Serializer};
     use shakmaty::Square;
 
-    pub fn serialize<S: Serializer>(sq: &Option<Square>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(sq: &Option<Square>, s: S) -> Result<S::Ok, S::Error> {
         match sq {
             Some(sq) => s.collect_str(sq),
             None => s.serialize_none(),
@@ -335,7 +335,7 @@ mod square_names {
     use serde::{Deserialize, Deserializer, Serializer};
     use shakmaty::Square;
 
-    pub fn serialize<S: Serializer>(squares: &[Square], s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(squares: &[Square], s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(squares.iter().map(|sq| sq.to_string()))
     }
 

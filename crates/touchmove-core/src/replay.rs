@@ -38,7 +38,7 @@ use crate::trace::{Record, TimedRecord, Trace};
 
 /// The longest time control text read: the longest real ones (several
 /// periods with moves, bonus and delay) take some 40 characters.
-pub const MAX_TIME_CONTROL_CHARS: usize = 200;
+pub(crate) const MAX_TIME_CONTROL_CHARS: usize = 200;
 
 /// Why a time control given as text is not one the clock can keep.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -362,12 +362,6 @@ impl<R: BufRead> TraceReader<R> {
         Ok(reader)
     }
 
-    /// The 1-based line of the record the iterator gave last (0 before
-    /// the first).
-    pub fn record_line(&self) -> usize {
-        self.record_line
-    }
-
     /// Reads every remaining record, with its line.
     pub fn into_numbered(mut self) -> Result<NumberedTrace, TraceError> {
         let header = self.parser.header.clone();

@@ -13,7 +13,7 @@ use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
 /// An acknowledged alert: board, game, seq of its event.
-pub type AckKey = (String, u64, u64);
+pub(crate) type AckKey = (String, u64, u64);
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

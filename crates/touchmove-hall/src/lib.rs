@@ -94,11 +94,11 @@ impl HallOptions {
 }
 
 /// A broker address.
-pub type BrokerAddr = touchmove_wire::broker_url::BrokerUrl;
+pub(crate) type BrokerAddr = touchmove_wire::broker_url::BrokerUrl;
 
 /// Reads `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]` as the boards'
 /// `[mqtt] broker` is read.
-pub fn parse_broker(url: &str) -> anyhow::Result<BrokerAddr> {
+pub(crate) fn parse_broker(url: &str) -> anyhow::Result<BrokerAddr> {
     url.parse()
         .map_err(|e| anyhow::anyhow!("--broker {url:?}: {e}"))
 }
@@ -134,7 +134,7 @@ impl Shared {
     }
 
     /// A hall that keeps the acknowledgements in `acks` (read first).
-    pub fn with_acks(
+    pub(crate) fn with_acks(
         hall: &str,
         round: Option<String>,
         token: Option<String>,
@@ -153,7 +153,7 @@ impl Shared {
     }
 
     /// Writes the acknowledgements to the `--acks` file, if there is one.
-    pub fn save_acks(&self) -> anyhow::Result<()> {
+    pub(crate) fn save_acks(&self) -> anyhow::Result<()> {
         let Some(path) = &self.acks else {
             return Ok(());
         };

@@ -85,7 +85,7 @@ impl fmt::Display for Reason {
 }
 
 /// Whether a payload of `len` bytes is read; `Err` names the limit.
-pub fn check_size(len: usize) -> Result<(), String> {
+pub(crate) fn check_size(len: usize) -> Result<(), String> {
     if len > MAX_PAYLOAD {
         return Err(format!(
             "the payload of {len} bytes is over the hall's limit of {MAX_PAYLOAD} bytes; dropped unread"
@@ -113,7 +113,7 @@ pub fn check_game(current: Option<u64>, game: u64, field: &str) -> Result<(), St
 /// The board-to-hall latency of a message the board stamped `wall_ms`,
 /// received at `now_ms`; `None` when the board's clock cannot be right
 /// (more than [`MAX_LATENCY_MS`] behind or [`MAX_CLOCK_AHEAD_MS`] ahead).
-pub fn plausible_latency(now_ms: u64, wall_ms: u64) -> Option<i64> {
+pub(crate) fn plausible_latency(now_ms: u64, wall_ms: u64) -> Option<i64> {
     let latency = i128::from(now_ms) - i128::from(wall_ms);
     if latency > i128::from(MAX_LATENCY_MS) || latency < -i128::from(MAX_CLOCK_AHEAD_MS) {
         return None;

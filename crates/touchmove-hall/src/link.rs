@@ -101,7 +101,7 @@ impl Link {
     }
 
     /// Whether the next connect discards the session; taken once.
-    pub fn take_clean_session(&mut self) -> bool {
+    pub(crate) fn take_clean_session(&mut self) -> bool {
         let clean = std::mem::take(&mut self.clean_next);
         if clean {
             self.session_resets += 1;
@@ -116,7 +116,7 @@ impl Link {
             .is_some_and(|since| self.failures == 0 || now_ms.saturating_sub(since) >= STABLE_MS)
     }
 
-    pub fn is_up(&self) -> bool {
+    pub(crate) fn is_up(&self) -> bool {
         self.up_since.is_some()
     }
 }

@@ -3,7 +3,7 @@ use std::cmp::Ordering;
 
 /// Compares ids as a person reads them: runs of digits by their value,
 /// the rest character by character (`b2` < `b10` < `c1`).
-pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+pub(crate) fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (mut a, mut b) = (a, b);
     loop {
         match (a.chars().next(), b.chars().next()) {
@@ -52,7 +52,7 @@ fn tag_name(line: &str) -> Option<&str> {
 /// `[Round "<round>"]` set, in every game of the text; the movetext (and
 /// its `[%clk]` comments) is kept as it is. A tag the text lacks is added
 /// at the end of its tag section.
-pub fn tag_pgn(pgn: &str, round: Option<&str>, board: &str) -> String {
+pub(crate) fn tag_pgn(pgn: &str, round: Option<&str>, board: &str) -> String {
     let mut out = String::with_capacity(pgn.len() + 64);
     let mut in_tags = false;
     let (mut has_round, mut has_board) = (false, false);

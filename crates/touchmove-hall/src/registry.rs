@@ -121,12 +121,12 @@ pub struct Resolved {
 
 impl HallAlert {
     /// Neither acknowledged nor resolved by the board: the arbiter's queue.
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         !self.acknowledged && self.resolved.is_none()
     }
 
     /// The queue's order: the most severe first, then the oldest.
-    pub fn queue_key(&self) -> (u8, u64) {
+    pub(crate) fn queue_key(&self) -> (u8, u64) {
         (severity::rank(&self.cause), self.id)
     }
 
@@ -694,7 +694,7 @@ pub struct Registry {
 /// the hall only).
 pub const REJECTING_BOARDS: usize = 10_000;
 /// How long after a board's last refused message its alert stays active.
-pub const BAD_MESSAGES_QUIET_MS: u64 = 60_000;
+pub(crate) const BAD_MESSAGES_QUIET_MS: u64 = 60_000;
 
 impl Registry {
     /// An empty registry for hall `hall` (a valid id, [`wire::check_id`]).
@@ -908,12 +908,12 @@ impl Registry {
 
     /// Alerts acknowledged before (read from the hall's file at start): if
     /// raised again, they come acknowledged.
-    pub fn remember_acknowledged(&mut self, keys: BTreeSet<AckKey>) {
+    pub(crate) fn remember_acknowledged(&mut self, keys: BTreeSet<AckKey>) {
         self.acknowledged.extend(keys);
     }
 
     /// Every alert acknowledged, as kept in the hall's file.
-    pub fn acknowledged_keys(&self) -> &BTreeSet<AckKey> {
+    pub(crate) fn acknowledged_keys(&self) -> &BTreeSet<AckKey> {
         &self.acknowledged
     }
 
@@ -1359,7 +1359,7 @@ impl Registry {
     }
 
     /// One board's summary as the dashboard shows it.
-    pub fn summary_json(&self, id: &str, now_ms: u64) -> Option<Value> {
+    pub(crate) fn summary_json(&self, id: &str, now_ms: u64) -> Option<Value> {
         Some(
             self.boards
                 .get(id)?

@@ -34,6 +34,12 @@ pub struct Rejects {
 }
 
 impl Rejects {
+    /// How many messages were refused for `reason` (tests).
+    #[cfg(test)]
+    pub(crate) fn count_of(&self, reason: Reason) -> u64 {
+        self.by_reason.get(&reason).copied().unwrap_or(0)
+    }
+
     /// Counts one refused message.
     pub fn add(&mut self, reason: Reason, topic: &str, message: &str, now_ms: u64) {
         self.count += 1;
@@ -47,17 +53,13 @@ impl Rejects {
     }
 
     /// Whether the refused messages since the last alert call for one.
-    pub fn alert_due(&self) -> bool {
+    pub(crate) fn alert_due(&self) -> bool {
         self.count - self.alerted_at >= ALERT_AFTER
     }
 
     /// Notes that an alert was raised now.
     pub fn alerted(&mut self) {
         self.alerted_at = self.count;
-    }
-
-    pub fn count_of(&self, reason: Reason) -> u64 {
-        self.by_reason.get(&reason).copied().unwrap_or(0)
     }
 
     /// `{"count", "by_reason": {"oversized": n, ...}, "last"}`.
@@ -77,7 +79,7 @@ impl Rejects {
 
 /// What to do with one more warning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Say {
+pub(crate) enum Say {
     /// Log it.
     Log,
     /// Log it, and that `n` were left out before it.
@@ -89,7 +91,7 @@ pub enum Say {
 /// At most `burst` warnings per `window_ms`; the ones left out are
 /// counted and named with the next one logged.
 #[derive(Debug, Clone)]
-pub struct LogLimit {
+pub(crate) struct LogLimit {
     window_ms: u64,
     burst: u32,
     window_start: u64,

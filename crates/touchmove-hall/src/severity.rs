@@ -33,7 +33,7 @@ pub enum AlertCause {
 }
 
 /// The rank of the least severe alerts.
-pub const LOWEST: u8 = 6;
+pub(crate) const LOWEST: u8 = 6;
 
 /// The alert's rank: 0 is the most severe.
 pub fn rank(cause: &AlertCause) -> u8 {
@@ -54,7 +54,7 @@ pub fn rank(cause: &AlertCause) -> u8 {
 }
 
 /// The rank's name, as the pages show it.
-pub fn label(rank: u8) -> &'static str {
+pub(crate) fn label(rank: u8) -> &'static str {
     match rank {
         0 => "illegal move",
         1 => "touch-move",

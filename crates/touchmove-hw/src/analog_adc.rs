@@ -168,7 +168,7 @@ impl<P: OutputPin, A: Adc, D: DelayNs> AnalogMux<P, A, D> {
     }
 
     /// The level of every sensor, by sensor index `16 * mux + channel`.
-    pub fn read_levels(&mut self) -> Result<[i32; 64], SensorError> {
+    pub(crate) fn read_levels(&mut self) -> Result<[i32; 64], SensorError> {
         let mut levels = [0i32; 64];
         for channel in 0..16u8 {
             for (bit, pin) in self.select.iter_mut().enumerate() {

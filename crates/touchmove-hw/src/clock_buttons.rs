@@ -17,10 +17,10 @@ use super::hal::{self, pi};
 use touchmove_core::Millis;
 
 /// The default `debounce-ms`.
-pub const DEFAULT_DEBOUNCE_MS: Millis = 20;
+pub(crate) const DEFAULT_DEBOUNCE_MS: Millis = 20;
 /// The longest `debounce-ms` a profile may ask for: longer would eat into
 /// the time of a player who presses briefly.
-pub const MAX_DEBOUNCE_MS: Millis = 200;
+pub(crate) const MAX_DEBOUNCE_MS: Millis = 200;
 
 /// A validated `[clock]` table of a board profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -38,7 +38,7 @@ pub struct GpioMatrixConfig {
 /// Each row is driven low, left `settle_us`, the columns read, then released
 /// (high). Without diodes the result may hold ghosts; [`GpioMatrix`] refuses
 /// such wiring.
-pub fn read_switches<O, I, D>(
+pub(crate) fn read_switches<O, I, D>(
     rows: &mut [O; 8],
     columns: &mut [I; 8],
     delay: &mut D,

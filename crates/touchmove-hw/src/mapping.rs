@@ -137,7 +137,7 @@ impl Mapping {
     }
 
     /// An explicit table of square names (`"a1"`, `"h8"`, ...).
-    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<Mapping, MappingError> {
+    pub(crate) fn from_names<S: AsRef<str>>(names: &[S]) -> Result<Mapping, MappingError> {
         if names.len() != 64 {
             return Err(MappingError::WrongLength(names.len()));
         }
@@ -185,7 +185,7 @@ impl Mapping {
     }
 
     /// Occupied squares to sensor bits: the inverse of [`Mapping::to_squares`].
-    pub fn to_sensors(&self, squares: Bitboard) -> u64 {
+    pub(crate) fn to_sensors(self, squares: Bitboard) -> u64 {
         squares
             .into_iter()
             .fold(0, |bits, square| bits | 1 << self.sensor(square))
@@ -200,7 +200,7 @@ impl Mapping {
 
     /// Analog levels by square to levels by sensor: the inverse of
     /// [`Mapping::levels_to_squares`].
-    pub fn levels_to_sensors(&self, by_square: &[i32; 64]) -> [i32; 64] {
+    pub(crate) fn levels_to_sensors(&self, by_square: &[i32; 64]) -> [i32; 64] {
         std::array::from_fn(|sensor| by_square[usize::from(self.square_of_sensor[sensor])])
     }
 }

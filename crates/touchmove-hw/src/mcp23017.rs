@@ -57,7 +57,7 @@ pub struct McpPin {
 
 impl McpPin {
     /// GPA7 and GPB7 are output-only.
-    pub fn can_be_input(self) -> bool {
+    pub(crate) fn can_be_input(self) -> bool {
         self.bit != 7
     }
 }
@@ -218,7 +218,7 @@ impl<I: I2c, D: DelayNs> Mcp23017Matrix<I, D> {
     }
 
     /// The closed switches, bit `8 * row + column`.
-    pub fn read_switches(&mut self) -> Result<u64, SensorError> {
+    pub(crate) fn read_switches(&mut self) -> Result<u64, SensorError> {
         let mut closed = 0u64;
         for r in 0..8 {
             let row = self.rows[r];

@@ -23,12 +23,12 @@ use super::{Scanner, SensorError};
 use touchmove_core::Millis;
 
 /// Lowest and highest scan rates a profile may ask for.
-pub const SCAN_RATE_HZ: std::ops::RangeInclusive<u32> = 1..=1000;
+pub(crate) const SCAN_RATE_HZ: std::ops::RangeInclusive<u32> = 1..=1000;
 /// The longest debounce window a profile may ask for: longer would delay
 /// every lift and placement noticeably.
-pub const MAX_DEBOUNCE_MS: Millis = 200;
+pub(crate) const MAX_DEBOUNCE_MS: Millis = 200;
 /// The most scans a second an ADS1115 can give (64 conversions at 860 SPS each).
-pub const ADS1115_MAX_SCAN_RATE_HZ: u32 = 10;
+pub(crate) const ADS1115_MAX_SCAN_RATE_HZ: u32 = 10;
 
 /// A loaded, valid board profile.
 #[derive(Debug, Clone, PartialEq)]

@@ -131,7 +131,7 @@ where
     }
 
     /// The closed switches, bit `8 * row + column`.
-    pub fn read_switches(&mut self) -> Result<u64, SensorError> {
+    pub(crate) fn read_switches(&mut self) -> Result<u64, SensorError> {
         let mut closed = 0u64;
         for row in 0..8 {
             self.drive_rows(!(1u8 << row))?;

@@ -355,11 +355,11 @@ pub struct AnalogModel {
 
 impl AnalogModel {
     /// Mid-scale of a 12-bit ADC: the empty level of an ideal sensor.
-    pub const MID_SCALE: f64 = 2048.0;
+    pub(crate) const MID_SCALE: f64 = 2048.0;
     /// Full scale of a 12-bit ADC; readings are clamped to `0..=FULL_SCALE`.
     pub const FULL_SCALE: i32 = 4095;
     pub const DEFAULT_NOISE: f64 = 4.0;
-    pub const DEFAULT_STRENGTH: f64 = 400.0;
+    pub(crate) const DEFAULT_STRENGTH: f64 = 400.0;
 
     /// A plausible board: offsets within ±150 counts of mid-scale, gains
     /// between 0.7 and 1.3, noise between 0.7 and 1.3 times `noise`; all
@@ -619,7 +619,7 @@ impl SimBoard {
     }
 
     /// What physically stands on the board at `now`.
-    pub fn contents_at(&self, now: Millis) -> Snapshot {
+    pub(crate) fn contents_at(&self, now: Millis) -> Snapshot {
         lock(&self.contents).at(now)
     }
 

@@ -640,9 +640,14 @@ pub const KINDS: [Fault; 9] = [
     Fault::MissedPlies(2),
 ];
 
+/// The most plies one jump of the board may skip.
+pub(crate) const MAX_MISSED: usize = 4;
+
 /// [`KINDS`], and players who play on after a completed illegal move
-/// fixed their own way, for [`inject_random_with`].
-pub const EXTENDED_KINDS: [Fault; 10] = [
+/// fixed their own way, for [`inject_random_with`] (the synthesizer's tests;
+/// the inference tests draw their own sets).
+#[cfg(test)]
+const EXTENDED_KINDS: [Fault; 10] = [
     Fault::IllegalPlacementCorrected,
     Fault::IllegalMoveReinstated,
     Fault::KnockedPiece(Knock::OffBoard),
@@ -654,9 +659,6 @@ pub const EXTENDED_KINDS: [Fault; 10] = [
     Fault::MissedPlies(2),
     Fault::IllegalFixedOwnWay,
 ];
-
-/// The most plies one jump of the board may skip.
-pub const MAX_MISSED: usize = 4;
 
 /// Plays `moves` with up to `count` faults of random kinds from [`KINDS`]
 /// at random moves (at most one per move, never before the first move),

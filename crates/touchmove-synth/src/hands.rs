@@ -308,7 +308,7 @@ impl HandStyle {
     /// captures, even the one just moved) as soon as the opponent's piece is
     /// released, before the opponent's clock press (Articles 1.1, 4.6, 6.7);
     /// quick captures, short thinks.
-    pub fn blitz_hands() -> HandStyle {
+    pub(crate) fn blitz_hands() -> HandStyle {
         HandStyle {
             name: "blitz-hands".into(),
             profile: "fide-blitz".into(),
@@ -545,7 +545,7 @@ impl Table {
     /// of the hands' time (a clock press while the other player already
     /// moves). Only buttons are ever placed ahead; the squares' time goes on
     /// from `t`.
-    pub fn button_at(&mut self, t: Millis, record: Record) {
+    pub(crate) fn button_at(&mut self, t: Millis, record: Record) {
         if matches!(record, Record::Clock(_)) {
             self.last_press = Some(self.last_press.map_or(t, |p| p.max(t)));
         }
@@ -553,7 +553,7 @@ impl Table {
     }
 
     /// When `side` last pressed its clock, if it did.
-    pub fn last_press_of(&self, side: shakmaty::Color) -> Option<Millis> {
+    pub(crate) fn last_press_of(&self, side: shakmaty::Color) -> Option<Millis> {
         self.buttons
             .iter()
             .filter(|b| b.record == Record::Clock(side))
@@ -563,7 +563,7 @@ impl Table {
 
     /// The earliest time not before `t` that comes `gap` ms after the
     /// latest clock press.
-    pub fn after_press(&self, t: Millis, gap: Millis) -> Millis {
+    pub(crate) fn after_press(&self, t: Millis, gap: Millis) -> Millis {
         self.last_press.map_or(t, |p| t.max(p + gap))
     }
 
@@ -624,7 +624,7 @@ impl Table {
     }
 
     /// [`Table::travel_held`], never brushing the squares of `avoid`.
-    pub fn travel_held_avoiding(
+    pub(crate) fn travel_held_avoiding(
         &mut self,
         piece: Piece,
         to: Square,

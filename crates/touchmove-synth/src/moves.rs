@@ -12,7 +12,7 @@ use touchmove_core::trace::Record;
 
 /// When the hands did a move: the first piece off, the last change, the press.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
+pub(crate) struct Window {
     pub first_lift: Millis,
     pub last_release: Millis,
     pub clock: Option<Millis>,

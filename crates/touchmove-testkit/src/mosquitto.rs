@@ -172,7 +172,7 @@ impl Mosquitto {
     }
 
     /// Whether the broker process runs.
-    pub fn is_running(&mut self) -> bool {
+    pub(crate) fn is_running(&mut self) -> bool {
         self.child
             .as_mut()
             .is_some_and(|c| matches!(c.try_wait(), Ok(None)))

@@ -21,7 +21,7 @@ use serde_json::Value;
 use touchmove_core::events::Event;
 
 /// The contract's version, the second topic level.
-pub const VERSION: &str = "v1";
+pub(crate) const VERSION: &str = "v1";
 /// The first topic level.
 pub const ROOT: &str = "touchmove";
 

@@ -19,7 +19,7 @@ pub const BUTTON_WARNING_PERIOD_MS: Millis = 10_000;
 
 /// Lets a repeated warning through once per period and counts the others.
 #[derive(Debug, Clone)]
-pub struct Throttle {
+pub(crate) struct Throttle {
     period_ms: Millis,
     last: Option<Millis>,
     suppressed: u64,
@@ -36,7 +36,7 @@ impl Throttle {
 
     /// The warning happened again at `t`: `Some(n)` if it is to be logged
     /// now, `n` being how many were held back since the last one logged.
-    pub fn admit(&mut self, t: Millis) -> Option<u64> {
+    pub(crate) fn admit(&mut self, t: Millis) -> Option<u64> {
         match self.last {
             Some(last) if t.saturating_sub(last) < self.period_ms => {
                 self.suppressed += 1;
@@ -74,11 +74,6 @@ impl BoardInput {
     /// The scanner's description.
     pub fn describe(&self) -> String {
         self.scanner.describe()
-    }
-
-    /// Whether the board has clock buttons.
-    pub fn has_buttons(&self) -> bool {
-        self.buttons.is_some()
     }
 
     /// One tick at `t`: the clock presses confirmed by now go to

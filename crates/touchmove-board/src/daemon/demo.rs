@@ -10,7 +10,7 @@ use touchmove_synth::faults::{self, Fault, Knock};
 use touchmove_synth::{self as synth, HandStyle};
 
 /// The corpus game the demo replays.
-pub const DEMO_PGN: &str = include_str!("demo.pgn");
+pub(crate) const DEMO_PGN: &str = include_str!("demo.pgn");
 
 /// A demo game ready to play.
 #[derive(Debug, Clone)]

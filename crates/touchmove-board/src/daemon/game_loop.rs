@@ -54,7 +54,7 @@ pub enum GameSource {
 }
 
 /// How the loop runs.
-pub struct LoopConfig {
+pub(crate) struct LoopConfig {
     pub source: GameSource,
     pub speed: f64,
     /// The demo's and traces' tick (a board ticks at its scan period).
@@ -96,7 +96,7 @@ struct Current {
 }
 
 /// The scan loop; see the module documentation.
-pub struct GameLoop {
+pub(crate) struct GameLoop {
     feed: Arc<Feed>,
     writer: std::sync::mpsc::SyncSender<Batch>,
     /// What the journal writer says of the journal (reported into the record).

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use sd_notify::NotifyState;
 
 /// The scan loop's side of the notifications.
-pub struct Notifier {
+pub(crate) struct Notifier {
     ready: bool,
     /// Half the watchdog period, when systemd asks for pings.
     ping_every: Option<Duration>,

@@ -30,7 +30,7 @@ use touchmove_core::events::{Event, EventKind};
 use touchmove_core::game::Game;
 
 /// How many scan-loop steps may wait for the disk.
-pub const QUEUE: usize = 256;
+pub(crate) const QUEUE: usize = 256;
 
 /// How often a failing journal is tried again while no events arrive.
 pub const RETRY: Duration = Duration::from_millis(500);

@@ -193,7 +193,7 @@ impl Feed {
     }
 
     /// Changes the tags (players, event); the PGN follows at the next update.
-    pub fn update_tags(&self, change: impl FnOnce(&mut Tags)) {
+    pub(crate) fn update_tags(&self, change: impl FnOnce(&mut Tags)) {
         change(&mut self.lock().tags);
     }
 

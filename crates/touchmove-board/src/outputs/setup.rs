@@ -33,7 +33,7 @@ const SETUP_JS: &str = include_str!("../../../../web/dist/setup.js");
 const SETUP_CSS: &str = include_str!("../../../../web/dist/setup.css");
 
 /// An answer on its way to the check, with where its verdict goes.
-pub type AnswerRequest = (Answer, oneshot::Sender<Result<(), String>>);
+pub(crate) type AnswerRequest = (Answer, oneshot::Sender<Result<(), String>>);
 
 /// What the handlers share.
 #[derive(Debug, Clone)]

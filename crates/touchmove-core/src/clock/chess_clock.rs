@@ -316,7 +316,7 @@ impl Clock {
 
     /// Starts `side`'s clock at `t`: for a game from a set-up position with
     /// Black to move, or one continued.
-    pub fn start_for(&mut self, t: Millis, side: Color) -> Result<ClockState, ClockError> {
+    pub(crate) fn start_for(&mut self, t: Millis, side: Color) -> Result<ClockState, ClockError> {
         self.settle(t)?;
         match self.phase {
             Phase::Ready => {
@@ -557,7 +557,7 @@ impl Clock {
     /// is charged to it, with no increment and no move counted; stopped
     /// clocks stay stopped. Logged with the reason. Nothing changes when
     /// `side` already has the turn.
-    pub fn set_turn(
+    pub(crate) fn set_turn(
         &mut self,
         t: Millis,
         side: Color,

@@ -93,21 +93,12 @@ pub struct Period {
 
 impl Period {
     /// A period in which all the remaining moves must be made.
-    pub fn rest_of_game(time_ms: Millis, bonus: Bonus) -> Period {
+    pub(crate) fn rest_of_game(time_ms: Millis, bonus: Bonus) -> Period {
         Period {
             moves: None,
             time_ms,
             bonus,
         }
-    }
-
-    /// A period of `moves` moves (none if `moves` is 0).
-    pub fn of_moves(moves: u32, time_ms: Millis, bonus: Bonus) -> Option<Period> {
-        Some(Period {
-            moves: Some(NonZeroU32::new(moves)?),
-            time_ms,
-            bonus,
-        })
     }
 }
 

@@ -29,7 +29,7 @@ use super::Classify;
 use crate::scan::Snapshot;
 
 /// The version of the calibration file format this build reads and writes.
-pub const FORMAT: u32 = 1;
+pub(crate) const FORMAT: u32 = 1;
 
 /// The smallest standard deviation used in margins and thresholds, in ADC
 /// counts: a perfectly steady integer reading is still only known to half a

@@ -86,7 +86,7 @@ impl Debounce {
     /// A debounce for a board that tells colours (a calibrated Hall board);
     /// `initial` is taken as settled. A square in both colours of a snapshot
     /// holds a piece of unknown colour.
-    pub fn with_colours(config: DebounceConfig, initial: Snapshot) -> Debounce {
+    pub(crate) fn with_colours(config: DebounceConfig, initial: Snapshot) -> Debounce {
         Debounce::from_planes(config, true, initial.white.0, initial.black.0)
     }
 
@@ -112,11 +112,6 @@ impl Debounce {
         }
     }
 
-    /// Whether placements carry a colour.
-    pub fn has_colours(&self) -> bool {
-        self.colours
-    }
-
     /// One occupancy scan at `t`: appends to `out`, in time order (ties in
     /// square order), every change concluded by `t`. Times must not
     /// decrease; an earlier time is taken as the latest time seen.
@@ -140,7 +135,12 @@ impl Debounce {
     /// One scan that tells colours (from a [`super::Classify`]) at `t`. On a
     /// board without colours only the occupancy is used.
     #[inline]
-    pub fn scan_colours(&mut self, t: Millis, snapshot: Snapshot, out: &mut Vec<SettledChange>) {
+    pub(crate) fn scan_colours(
+        &mut self,
+        t: Millis,
+        snapshot: Snapshot,
+        out: &mut Vec<SettledChange>,
+    ) {
         if self.colours {
             self.scan_planes(t, snapshot.white.0, snapshot.black.0, out);
         } else {
@@ -170,7 +170,7 @@ impl Debounce {
 
     /// The settled pieces by colour, on a board that tells colours. A piece
     /// of unknown colour is in both.
-    pub fn settled_colours(&self) -> Option<Snapshot> {
+    pub(crate) fn settled_colours(&self) -> Option<Snapshot> {
         self.colours.then_some(Snapshot {
             white: Bitboard(self.settled_light),
             black: Bitboard(self.settled_dark),

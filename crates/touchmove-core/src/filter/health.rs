@@ -73,13 +73,13 @@ impl HealthConfig {
     /// toggles hundreds of times a second.
     pub const DEFAULT_CHATTER_TOGGLES: u16 = 60;
     /// One second.
-    pub const DEFAULT_CHATTER_WINDOW_MS: Millis = 1_000;
+    pub(crate) const DEFAULT_CHATTER_WINDOW_MS: Millis = 1_000;
     /// Five seconds of quiet before a chattering square counts as well again,
     /// so that an intermittent fault is not reported over and over.
-    pub const DEFAULT_CHATTER_CLEAR_MS: Millis = 5_000;
+    pub(crate) const DEFAULT_CHATTER_CLEAR_MS: Millis = 5_000;
     /// Thirty seconds: longer than a player thinking with a hand hovering,
     /// short enough to be told before the next move goes wrong.
-    pub const DEFAULT_STUCK_MS: Millis = 30_000;
+    pub(crate) const DEFAULT_STUCK_MS: Millis = 30_000;
 }
 
 impl Default for HealthConfig {

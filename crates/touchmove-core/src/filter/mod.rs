@@ -124,7 +124,7 @@ impl Filter {
     }
 
     /// The settled pieces by colour, when the board tells colours.
-    pub fn settled_colours(&self) -> Option<Snapshot> {
+    pub(crate) fn settled_colours(&self) -> Option<Snapshot> {
         self.state.as_ref()?.debounce.settled_colours()
     }
 
@@ -233,13 +233,6 @@ impl Filter {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-    }
-
-    /// Squares now reported as chattering or stuck.
-    pub fn faulty(&self) -> Bitboard {
-        self.state.as_ref().map_or(Bitboard::EMPTY, |s| {
-            s.health.chattering() | s.health.stuck()
-        })
     }
 }
 
@@ -379,7 +372,11 @@ mod tests {
         );
         // h3 has been quiet for far longer than the chatter clearing time,
         // in its last state: a piece stands there.
-        assert_eq!(f.faulty(), Bitboard::from_square(E4));
+        let health = &f.state.as_ref().unwrap().health;
+        assert_eq!(
+            health.chattering() | health.stuck(),
+            Bitboard::from_square(E4)
+        );
         assert_eq!(changes.len(), 1);
         assert_eq!((changes[0].square, changes[0].since), (H3, 999));
     }

@@ -23,7 +23,7 @@ pub enum Winnability {
 
 /// How much work to spend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Depth {
+pub(crate) enum Depth {
     /// After every move: material, then chasolver's fast, sound check.
     Fast,
     /// Where a decision hangs on it: chasolver's full helpmate search.
@@ -31,7 +31,7 @@ pub enum Depth {
 }
 
 /// Can `winner` still checkmate in `position`?
-pub fn winnability(
+pub(crate) fn winnability(
     position: &Chess,
     mode: CastlingMode,
     winner: Color,
@@ -62,7 +62,7 @@ pub fn winnability(
 
 /// A dead position: neither side can checkmate by any series of legal moves.
 /// Only a proof counts; an undecided analysis is "not proven dead".
-pub fn is_dead(position: &Chess, mode: CastlingMode, depth: Depth) -> bool {
+pub(crate) fn is_dead(position: &Chess, mode: CastlingMode, depth: Depth) -> bool {
     if position.is_insufficient_material() {
         return true;
     }

@@ -30,18 +30,6 @@ pub fn clip(message: &str) -> String {
     }
 }
 
-/// [`quoted`] for bytes that may not be UTF-8 (invalid sequences shown as U+FFFD).
-pub fn quoted_bytes(bytes: &[u8]) -> String {
-    let end = bytes.len().min(MAX_ECHO_CHARS * 4);
-    let head = String::from_utf8_lossy(&bytes[..end]);
-    let shown: String = head.chars().take(MAX_ECHO_CHARS).collect();
-    if shown.len() == bytes.len() {
-        format!("{shown:?}")
-    } else {
-        format!("{shown:?}… ({} bytes)", bytes.len())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,7 +40,6 @@ mod tests {
         assert_eq!(quoted("a\nb\"c"), "\"a\\nb\\\"c\"");
         let forty = "x".repeat(MAX_ECHO_CHARS);
         assert_eq!(quoted(&forty), format!("{forty:?}"));
-        assert_eq!(quoted_bytes(b"e2e4"), "\"e2e4\"");
     }
 
     #[test]
@@ -66,7 +53,5 @@ mod tests {
         let m = clip(&"m".repeat(10_000));
         assert_eq!(m.chars().count(), MAX_MESSAGE_CHARS + 1);
         assert_eq!(clip("short"), "short");
-        let q = quoted_bytes(&[b'z'; 1_000_000]);
-        assert!(q.ends_with("… (1000000 bytes)") && q.len() < 80, "{q}");
     }
 }

@@ -44,7 +44,7 @@ impl Default for Tags {
 }
 
 /// Parses `h:mm:ss` (optionally with a fraction) into milliseconds.
-pub fn parse_clk(text: &str) -> Option<Millis> {
+pub(crate) fn parse_clk(text: &str) -> Option<Millis> {
     let mut parts = text.trim().split(':');
     let h: u64 = parts.next()?.parse().ok()?;
     let m: u64 = parts.next()?.parse().ok()?;

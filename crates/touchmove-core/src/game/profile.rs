@@ -87,24 +87,18 @@ impl Profile {
     }
 
     /// Whether the Laws' penalties and touch-move obligations apply.
-    pub fn is_fide(self) -> bool {
+    pub(crate) fn is_fide(self) -> bool {
         self != Profile::Casual
     }
 
     /// Takebacks on the board shorten the record (casual play only).
-    pub fn allows_takeback(self) -> bool {
-        self == Profile::Casual
-    }
-
-    /// Rook first, then king, is accepted as castling (casual play only);
-    /// under Article 4.4b of the FIDE Laws the rook move stands.
-    pub fn allows_rook_first_castling(self) -> bool {
+    pub(crate) fn allows_takeback(self) -> bool {
         self == Profile::Casual
     }
 
     /// Fivefold repetition and the 75-move rule end the game without a
     /// claim (9.6 of the Laws since 2014); the 2005 Laws do not have them.
-    pub fn automatic_fivefold_and_75_moves(self) -> bool {
+    pub(crate) fn automatic_fivefold_and_75_moves(self) -> bool {
         self.edition() != LawEdition::Fide2005
     }
 
@@ -118,7 +112,7 @@ impl Profile {
     ///
     /// The loss gives way to a draw when the opponent cannot checkmate
     /// (decided by the caller with the unwinnability analysis).
-    pub fn illegal_move_penalty(self, count: u32) -> IllegalMovePenalty {
+    pub(crate) fn illegal_move_penalty(self, count: u32) -> IllegalMovePenalty {
         const TWO_MINUTES: Millis = 120_000;
         const ONE_MINUTE: Millis = 60_000;
         let (losing_count, minutes) = match self {
@@ -137,7 +131,7 @@ impl Profile {
     /// An incorrect draw claim (9.5b of 2005, 9.5.3 of 2023): the time added
     /// to the opponent, and whether the claimant's own time is cut as 2005
     /// 9.5b says (half of it, at most three minutes, or down to one minute).
-    pub fn incorrect_claim_penalty(self) -> (Millis, bool) {
+    pub(crate) fn incorrect_claim_penalty(self) -> (Millis, bool) {
         match self {
             Profile::Casual => (0, false),
             Profile::Fide2005 => (180_000, true),
@@ -146,7 +140,7 @@ impl Profile {
     }
 
     /// The article that counts illegal moves in this edition.
-    pub fn illegal_move_article(self) -> &'static str {
+    pub(crate) fn illegal_move_article(self) -> &'static str {
         match self.edition() {
             LawEdition::Fide2005 => "7.4",
             LawEdition::Fide2023 => "7.5",

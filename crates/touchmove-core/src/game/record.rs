@@ -258,7 +258,7 @@ impl Game {
     pub fn position(&self) -> &Chess {
         &self.position
     }
-    pub fn castling_mode(&self) -> CastlingMode {
+    pub(crate) fn castling_mode(&self) -> CastlingMode {
         self.start.castling_mode()
     }
     pub fn fen(&self) -> String {
@@ -290,7 +290,7 @@ impl Game {
     }
 
     /// The position before the last `n` plies (n = 0: the current one).
-    pub fn position_before(&self, n: usize) -> Option<Chess> {
+    pub(crate) fn position_before(&self, n: usize) -> Option<Chess> {
         if n > self.moves.len() {
             return None;
         }
@@ -497,7 +497,7 @@ impl Game {
 
     /// Ends the game as drawn because both flags fell in the last period
     /// (6.12a of 2005).
-    pub fn both_flags_fell(&mut self) -> Option<GameEnd> {
+    pub(crate) fn both_flags_fell(&mut self) -> Option<GameEnd> {
         self.finish(GameEnd::draw(EndReason::BothFlags))
     }
 }

@@ -5,7 +5,7 @@ use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Position, Square};
 
 /// What makes two positions the same under Article 9.2.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct PositionKey {
+pub(crate) struct PositionKey {
     board: Board,
     turn: Color,
     castling_rights: Bitboard,
@@ -28,7 +28,7 @@ impl PositionKey {
 /// How often the latest position has stood on the board, looking back over
 /// `keys` (oldest first, the latest last). Only positions since the last
 /// capture or pawn move can repeat, so the caller may pass just those.
-pub fn occurrences_of_last(keys: &[PositionKey]) -> usize {
+pub(crate) fn occurrences_of_last(keys: &[PositionKey]) -> usize {
     match keys.last() {
         Some(last) => keys.iter().filter(|k| *k == last).count(),
         None => 0,

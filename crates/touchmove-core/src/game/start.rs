@@ -130,7 +130,7 @@ impl Start {
         &self.position
     }
 
-    pub fn castling_mode(&self) -> CastlingMode {
+    pub(crate) fn castling_mode(&self) -> CastlingMode {
         self.mode
     }
 

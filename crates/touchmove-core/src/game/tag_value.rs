@@ -104,7 +104,7 @@ impl TagValue {
 /// `\"` is `"` (PGN Standard, section 7), each escape read once, left to
 /// right (so `\\\"` is `\"`); any other backslash stands for itself.
 /// Invalid UTF-8 is replaced (U+FFFD).
-pub fn unescape(raw: &[u8]) -> String {
+pub(crate) fn unescape(raw: &[u8]) -> String {
     let mut out = Vec::with_capacity(raw.len());
     let mut bytes = raw.iter().copied().peekable();
     while let Some(b) = bytes.next() {

@@ -20,14 +20,14 @@ pub fn occupancy_after(pos: &Chess, m: &Move) -> Bitboard {
 }
 
 /// The colours after `m`: (white, black) occupancy.
-pub fn colours_after(pos: &Chess, m: &Move) -> (Bitboard, Bitboard) {
+pub(crate) fn colours_after(pos: &Chess, m: &Move) -> (Bitboard, Bitboard) {
     let mut after = pos.clone();
     after.play_unchecked(*m);
     (after.board().white(), after.board().black())
 }
 
 /// Where king and rook go when castling with these pieces.
-pub fn castling_targets(side: Color, king: Square, rook: Square) -> (Square, Square) {
+pub(crate) fn castling_targets(side: Color, king: Square, rook: Square) -> (Square, Square) {
     let cs = if rook.file() > king.file() {
         CastlingSide::KingSide
     } else {
@@ -38,7 +38,7 @@ pub fn castling_targets(side: Color, king: Square, rook: Square) -> (Square, Squ
 
 /// Squares a hand must have lifted from to make `m`: the moving piece's
 /// square, a captured piece's square, and for castling both king and rook.
-pub fn must_lift(m: &Move) -> Bitboard {
+pub(crate) fn must_lift(m: &Move) -> Bitboard {
     match *m {
         Move::Normal {
             from, to, capture, ..
@@ -55,7 +55,7 @@ pub fn must_lift(m: &Move) -> Bitboard {
 }
 
 /// Every square `m` touches: lifted from or put on.
-pub fn involved(pos: &Chess, m: &Move) -> Bitboard {
+pub(crate) fn involved(pos: &Chess, m: &Move) -> Bitboard {
     must_lift(m) | (occupancy_after(pos, m) ^ pos.board().occupied())
 }
 
@@ -73,7 +73,7 @@ pub fn captured_square(m: &Move) -> Option<Square> {
 }
 
 /// The squares a piece leaves in `m` (king and rook both for castling).
-pub fn moving_from(m: &Move) -> Bitboard {
+pub(crate) fn moving_from(m: &Move) -> Bitboard {
     match *m {
         Move::Castle { king, rook } => Bitboard::from_square(king).with(rook),
         _ => m.from().map_or(Bitboard::EMPTY, Bitboard::from_square),

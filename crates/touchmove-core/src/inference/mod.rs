@@ -192,7 +192,7 @@ struct LastMove {
 
 /// What a clock press meant.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PressMeaning {
+pub(crate) enum PressMeaning {
     /// The mover completed the move of this ply (6.7).
     Completed { ply: usize },
     /// The mover completed an illegal move (7.4 / 7.5).
@@ -306,7 +306,7 @@ impl Inference {
     pub fn game(&self) -> &Game {
         &self.game
     }
-    pub fn game_mut(&mut self) -> &mut Game {
+    pub(crate) fn game_mut(&mut self) -> &mut Game {
         &mut self.game
     }
     pub fn config(&self) -> &InferenceConfig {
@@ -325,13 +325,13 @@ impl Inference {
     }
     /// Whether lines of moves the sensors did not read are still open
     /// (a `candidates` event named them).
-    pub fn lines_open(&self) -> bool {
+    pub(crate) fn lines_open(&self) -> bool {
         self.pending.is_some()
     }
 
     /// Whether the board shows something the game does not: a displaced
     /// piece or an illegal move waiting to be corrected or reinstated.
-    pub fn alert_pending(&self) -> bool {
+    pub(crate) fn alert_pending(&self) -> bool {
         self.alert != Alert::None
     }
 

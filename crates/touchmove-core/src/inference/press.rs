@@ -6,7 +6,7 @@ use super::*;
 
 impl Inference {
     /// `side` pressed the clock.
-    pub fn clock_press(&mut self, t: Millis, side: Color) -> PressMeaning {
+    pub(crate) fn clock_press(&mut self, t: Millis, side: Color) -> PressMeaning {
         // Only the press of the player whose move is on the board releases
         // it: a late press for a move already made leaves the next mover's
         // hand at work (two hands, 1.1).

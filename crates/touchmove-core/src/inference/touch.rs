@@ -121,7 +121,7 @@ pub fn check(pos: &Chess, touches: &[Touch], m: &Move) -> Option<Breach> {
 
 /// Whether a lifted piece of `side` is explained by a move in progress:
 /// an own piece that can move, or an opponent piece that can be captured.
-pub fn lift_explained(pos: &Chess, square: Square, color: Color) -> bool {
+pub(crate) fn lift_explained(pos: &Chess, square: Square, color: Color) -> bool {
     let legal = pos.legal_moves();
     if color == pos.turn() {
         legal.iter().any(|m| moving_from(m).contains(square))

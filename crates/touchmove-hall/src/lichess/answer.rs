@@ -69,13 +69,13 @@ pub enum PushOutcome {
 
 /// How long to wait after a 429 that says nothing: a minute, as Lichess's
 /// API documentation asks ("waiting one minute before retrying").
-pub const DEFAULT_RATE_LIMIT_WAIT_MS: u64 = 60_000;
+pub(crate) const DEFAULT_RATE_LIMIT_WAIT_MS: u64 = 60_000;
 /// The longest wait a `Retry-After` is believed for.
-pub const MAX_RATE_LIMIT_WAIT_MS: u64 = 3_600_000;
+pub(crate) const MAX_RATE_LIMIT_WAIT_MS: u64 = 3_600_000;
 
 /// A `Retry-After` value (RFC 9110 §10.2.3: seconds, or an HTTP date) as
 /// a wait in ms from `now_wall_ms`; `None` when it is neither.
-pub fn retry_after_ms(value: &str, now_wall_ms: u64) -> Option<u64> {
+pub(crate) fn retry_after_ms(value: &str, now_wall_ms: u64) -> Option<u64> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(seconds.saturating_mul(1000).min(MAX_RATE_LIMIT_WAIT_MS));

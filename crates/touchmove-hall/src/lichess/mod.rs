@@ -55,11 +55,11 @@ pub const DEFAULT_URL: &str = "https://lichess.org";
 /// The least time between two pushes to a round by default.
 pub const DEFAULT_MIN_INTERVAL_MS: u64 = 3_000;
 /// The bounds of `min_interval_ms`.
-pub const MIN_INTERVAL_RANGE_MS: std::ops::RangeInclusive<u64> = 100..=3_600_000;
+pub(crate) const MIN_INTERVAL_RANGE_MS: std::ops::RangeInclusive<u64> = 100..=3_600_000;
 /// Games pushed to one round by default.
 pub const DEFAULT_GAMES_PER_ROUND: usize = 64;
 /// The most games Lichess reads of one push (`RelayFetch.maxChaptersToShow`).
-pub const MAX_GAMES_PER_ROUND: usize = 100;
+pub(crate) const MAX_GAMES_PER_ROUND: usize = 100;
 
 /// Where and how the hall pushes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,7 +128,7 @@ impl LichessOptions {
 
 /// A Lichess broadcast round id: 8 letters or digits (the API's
 /// `broadcastRoundId`, minLength 8, maxLength 8).
-pub fn check_round_id(id: &str) -> Result<(), String> {
+pub(crate) fn check_round_id(id: &str) -> Result<(), String> {
     if id.len() == 8 && id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         Ok(())
     } else {
@@ -138,7 +138,7 @@ pub fn check_round_id(id: &str) -> Result<(), String> {
 
 /// The Lichess URL: `http(s)://host[:port][/path]`, no login, query or
 /// fragment.
-pub fn check_url(url: &str) -> Result<(), String> {
+pub(crate) fn check_url(url: &str) -> Result<(), String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err("must be an http:// or https:// URL".into());

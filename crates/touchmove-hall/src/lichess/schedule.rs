@@ -33,7 +33,7 @@ impl Policy {
 
     /// The wait after the `failures`-th failure in a row (1, 2, ...):
     /// 1 s, 2 s, 4 s, ... up to a minute.
-    pub fn backoff_ms(&self, failures: u32) -> u64 {
+    pub(crate) fn backoff_ms(&self, failures: u32) -> u64 {
         let doublings = failures.saturating_sub(1).min(32);
         self.backoff_first_ms
             .saturating_mul(1u64 << doublings)
@@ -97,7 +97,7 @@ pub struct GameStatus {
 /// `Board` tag names its board when it is one of them (the hall sets
 /// `[Board]` on every game); otherwise the answer's place in the list does
 /// (Lichess answers in the order pushed).
-pub fn game_statuses(pushed: &[String], results: &[GameResult]) -> Vec<GameStatus> {
+pub(crate) fn game_statuses(pushed: &[String], results: &[GameResult]) -> Vec<GameStatus> {
     results
         .iter()
         .enumerate()
@@ -186,7 +186,7 @@ impl RoundPush {
 
     /// Its boards changed (a board joined the hall): rebuild before the
     /// next push.
-    pub fn set_boards(&mut self, boards: Vec<String>) {
+    pub(crate) fn set_boards(&mut self, boards: Vec<String>) {
         if boards != self.boards {
             self.boards = boards;
             self.stale = true;
@@ -210,7 +210,7 @@ impl RoundPush {
     }
 
     /// The boards with a game in the PGN.
-    pub fn pgn_boards(&self) -> &[String] {
+    pub(crate) fn pgn_boards(&self) -> &[String] {
         &self.current_boards
     }
 

@@ -13,11 +13,11 @@ use super::faults::{BoardFault, Sensor};
 use super::reading::median;
 
 /// The least margin, in standard deviations (as `touchmove calibrate`).
-pub const MIN_MARGIN: f64 = 5.0;
+pub(crate) const MIN_MARGIN: f64 = 5.0;
 /// A square moved less than this fraction of the median is too weak.
-pub const MIN_PUSH_FRACTION: f64 = 0.5;
+pub(crate) const MIN_PUSH_FRACTION: f64 = 0.5;
 /// Levels measured under a piece before a square's margin is judged.
-pub const MIN_SAMPLES: u64 = 5;
+pub(crate) const MIN_SAMPLES: u64 = 5;
 
 /// The thin squares, from the empty levels and the levels under a piece.
 pub fn thin(empty: &[Level; 64], pieces: &[Stats; 64]) -> Vec<BoardFault> {

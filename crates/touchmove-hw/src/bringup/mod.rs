@@ -40,7 +40,7 @@ use walk::Walk;
 
 /// How long a reading must hold to count as the board's state (a lift,
 /// the board put back, the readings of a step).
-pub const HOLD_MS: Millis = 300;
+pub(crate) const HOLD_MS: Millis = 300;
 /// How much worse than the best reading of the start position a reading
 /// the queen's lift picks may fit (a square or two read wrong).
 const LIFT_SLACK: u32 = 2;
@@ -610,7 +610,7 @@ impl Check {
 /// The debounce window for contacts that bounce `bounce_ms`: one and a
 /// half times the bounce plus one scan period, when that exceeds the
 /// filter's default.
-pub fn suggested_debounce(bounce_ms: Millis, scan_rate_hz: u32) -> Option<Millis> {
+pub(crate) fn suggested_debounce(bounce_ms: Millis, scan_rate_hz: u32) -> Option<Millis> {
     let period = 1000 / Millis::from(scan_rate_hz.max(1));
     let window = (bounce_ms * 3).div_ceil(2) + period;
     (bounce_ms > 0 && window > DebounceConfig::DEFAULT_STABLE_MS)

@@ -23,10 +23,10 @@ use crate::mapping::{Mapping, Orientation};
 const MAX_DISPLACED: usize = 4;
 /// A reading further than this from the start position under every
 /// candidate is not the start position.
-pub const MAX_MISMATCH: u32 = 8;
+pub(crate) const MAX_MISMATCH: u32 = 8;
 
 /// The squares of the start position: ranks 1, 2, 7 and 8.
-pub fn start_squares() -> Bitboard {
+pub(crate) fn start_squares() -> Bitboard {
     [0, 1, 6, 7]
         .into_iter()
         .map(|r| Bitboard::from_rank(Rank::new(r)))
@@ -174,7 +174,7 @@ pub fn best(candidates: &[Candidate]) -> Vec<&Candidate> {
 }
 
 /// Keeps the candidates under which `sensor` reads `square`.
-pub fn constrain(candidates: &mut Vec<Candidate>, sensor: usize, square: Square) {
+pub(crate) fn constrain(candidates: &mut Vec<Candidate>, sensor: usize, square: Square) {
     candidates.retain(|c| c.mapping.square(sensor) == square);
 }
 

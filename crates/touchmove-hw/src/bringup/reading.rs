@@ -91,7 +91,7 @@ impl Reader {
 
     /// Hall boards: takes the levels of the last [`WINDOW_MS`] as the empty
     /// levels. `None` on a reed board or before any scan.
-    pub fn measure_empty(&mut self) -> Option<[Level; 64]> {
+    pub(crate) fn measure_empty(&mut self) -> Option<[Level; 64]> {
         let levels = self.window_levels()?;
         self.empty = Some(levels);
         self.held = 0;
@@ -99,7 +99,7 @@ impl Reader {
     }
 
     /// Mean and deviation of each sensor over the last [`WINDOW_MS`].
-    pub fn window_levels(&self) -> Option<[Level; 64]> {
+    pub(crate) fn window_levels(&self) -> Option<[Level; 64]> {
         if self.recent.is_empty() {
             return None;
         }
@@ -120,16 +120,12 @@ impl Reader {
     }
 
     /// Sets the typical push (the median over the pieces of the start position).
-    pub fn set_typical_push(&mut self, push: f64) {
+    pub(crate) fn set_typical_push(&mut self, push: f64) {
         self.typical_push = Some(push);
     }
 
-    pub fn typical_push(&self) -> Option<f64> {
-        self.typical_push
-    }
-
     /// How far each sensor's latest level is from its empty level.
-    pub fn push_of(&self, sensor: usize) -> Option<f64> {
+    pub(crate) fn push_of(&self, sensor: usize) -> Option<f64> {
         let (empty, levels) = (self.empty.as_ref()?, self.levels.as_ref()?);
         Some((f64::from(levels[sensor]) - empty[sensor].mean).abs())
     }

@@ -25,7 +25,7 @@ pub fn chatter_config(scan_rate_hz: u32) -> HealthConfig {
 }
 
 /// Changes of one sensor closer than this belong to one burst (bounce).
-pub const BURST_MS: Millis = 50;
+pub(crate) const BURST_MS: Millis = 50;
 /// Sensors changing together at least this many times are linked.
 pub const TOGETHER_TIMES: u32 = 2;
 
@@ -100,16 +100,12 @@ impl Walk {
         self.toggled
     }
 
-    pub fn ever_occupied(&self) -> u64 {
+    pub(crate) fn ever_occupied(&self) -> u64 {
         self.ever_occupied
     }
 
-    pub fn ever_empty(&self) -> u64 {
-        self.ever_empty
-    }
-
     /// The longest bounce of the sensors that do not chatter.
-    pub fn longest_bounce(&self, chattering: u64) -> Millis {
+    pub(crate) fn longest_bounce(&self, chattering: u64) -> Millis {
         (0..64)
             .filter(|i| chattering >> i & 1 == 0)
             .map(|i| self.bounce[i])

@@ -71,6 +71,12 @@ pub struct FakeShiftRegisters {
 }
 
 impl FakeShiftRegisters {
+    /// The rows driven low (tests).
+    #[cfg(test)]
+    pub(crate) fn rows_low(&self) -> u8 {
+        !lock(&self.state).outputs_595
+    }
+
     /// The 595's outputs power up high: no row driven.
     pub fn new(diodes: bool) -> FakeShiftRegisters {
         let state = ShiftState {
@@ -88,11 +94,6 @@ impl FakeShiftRegisters {
 
     pub fn set_closed(&self, closed: u64) {
         lock(&self.state).wiring.closed = closed;
-    }
-
-    /// Rows the 595 drives low now (bit r = row r).
-    pub fn rows_low(&self) -> u8 {
-        !lock(&self.state).outputs_595
     }
 
     /// The SPI bus: MOSI to the 595's SER, SCLK to both clocks, MISO from the 165's QH.
@@ -257,12 +258,12 @@ impl SpiBus<u8> for FakeShiftSpi {
 
 /// MCP23017 registers (IOCON.BANK = 0, the power-on default).
 mod reg {
-    pub const IODIRA: u8 = 0x00;
-    pub const GPPUA: u8 = 0x0C;
+    pub(crate) const IODIRA: u8 = 0x00;
+    pub(crate) const GPPUA: u8 = 0x0C;
     pub const GPIOA: u8 = 0x12;
     pub const GPIOB: u8 = 0x13;
-    pub const OLATA: u8 = 0x14;
-    pub const COUNT: u8 = 0x16;
+    pub(crate) const OLATA: u8 = 0x14;
+    pub(crate) const COUNT: u8 = 0x16;
 }
 
 #[derive(Debug, Clone)]

@@ -47,7 +47,7 @@ impl MatrixWiring {
     /// the fourth read closed (ghosting). A missing diode does the same through
     /// its one switch; a reversed one conducts backwards only, so its own
     /// square reads empty while it ghosts others.
-    pub fn columns_low(&self, driven: u8) -> u8 {
+    pub(crate) fn columns_low(&self, driven: u8) -> u8 {
         // A low row pulls a column low through a closed switch whose diode
         // (if any) lets current flow from the column into the row.
         let forward = if self.diodes {
@@ -86,7 +86,7 @@ pub struct VirtualDelay {
 
 impl VirtualDelay {
     /// Nanoseconds waited so far.
-    pub fn elapsed_ns(&self) -> u64 {
+    pub(crate) fn elapsed_ns(&self) -> u64 {
         self.clock.load(Ordering::Relaxed)
     }
 }
@@ -118,6 +118,12 @@ pub struct MatrixCircuit {
 }
 
 impl MatrixCircuit {
+    /// The rows driven low (tests).
+    #[cfg(test)]
+    pub(crate) fn rows_low(&self) -> u8 {
+        lock(&self.state).rows_low
+    }
+
     pub fn new(diodes: bool) -> MatrixCircuit {
         let fake = MatrixCircuit::default();
         lock(&fake.state).wiring.diodes = diodes;
@@ -131,7 +137,7 @@ impl MatrixCircuit {
 
     /// Switches (bit `8 * row + column`) whose diode is missing, and those
     /// whose diode is fitted the wrong way round (see [`MatrixWiring`]).
-    pub fn set_diode_faults(&self, missing: u64, reversed: u64) {
+    pub(crate) fn set_diode_faults(&self, missing: u64, reversed: u64) {
         let mut state = lock(&self.state);
         state.wiring.missing_diodes = missing;
         state.wiring.reversed_diodes = reversed;
@@ -140,11 +146,6 @@ impl MatrixCircuit {
     /// A driven row pulls its columns down only after `ns` of fake time.
     pub fn set_settle_ns(&self, ns: u64) {
         lock(&self.state).settle_ns = ns;
-    }
-
-    /// Rows currently driven low (bit r = row r).
-    pub fn rows_low(&self) -> u8 {
-        lock(&self.state).rows_low
     }
 
     pub fn row_pins(&self) -> [CircuitRowPin; 8] {

@@ -16,7 +16,7 @@ use std::fmt::Debug;
 use super::SensorError;
 
 /// The GPIO pins of the 40-pin header: (BCM number, physical pin).
-pub const HEADER: [(u8, u8); 28] = [
+pub(crate) const HEADER: [(u8, u8); 28] = [
     (0, 27),
     (1, 28),
     (2, 3),
@@ -48,7 +48,7 @@ pub const HEADER: [(u8, u8); 28] = [
 ];
 
 /// The physical header pin of a BCM GPIO number, if the header has it.
-pub fn physical_pin(bcm: u8) -> Option<u8> {
+pub(crate) fn physical_pin(bcm: u8) -> Option<u8> {
     HEADER
         .iter()
         .find(|(gpio, _)| *gpio == bcm)

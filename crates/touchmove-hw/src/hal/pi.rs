@@ -32,22 +32,22 @@ fn pin(gpio: &Gpio, bcm: u8, who: &str) -> Result<rppal::gpio::Pin, SensorError>
 }
 
 /// A pin driven as an output, starting high (a matrix row released).
-pub fn output_high(gpio: &Gpio, bcm: u8, who: &str) -> Result<OutputPin, SensorError> {
+pub(crate) fn output_high(gpio: &Gpio, bcm: u8, who: &str) -> Result<OutputPin, SensorError> {
     Ok(pin(gpio, bcm, who)?.into_output_high())
 }
 
 /// A pin driven as an output, starting low (a clock line idle).
-pub fn output_low(gpio: &Gpio, bcm: u8, who: &str) -> Result<OutputPin, SensorError> {
+pub(crate) fn output_low(gpio: &Gpio, bcm: u8, who: &str) -> Result<OutputPin, SensorError> {
     Ok(pin(gpio, bcm, who)?.into_output_low())
 }
 
 /// An input with the internal pull-up on (a matrix column).
-pub fn input_pullup(gpio: &Gpio, bcm: u8, who: &str) -> Result<InputPin, SensorError> {
+pub(crate) fn input_pullup(gpio: &Gpio, bcm: u8, who: &str) -> Result<InputPin, SensorError> {
     Ok(pin(gpio, bcm, who)?.into_input_pullup())
 }
 
 /// An input with the internal pull-down on (a button to 3.3 V).
-pub fn input_pulldown(gpio: &Gpio, bcm: u8, who: &str) -> Result<InputPin, SensorError> {
+pub(crate) fn input_pulldown(gpio: &Gpio, bcm: u8, who: &str) -> Result<InputPin, SensorError> {
     Ok(pin(gpio, bcm, who)?.into_input_pulldown())
 }
 

@@ -59,10 +59,6 @@ impl Durability {
         self.lock().clone()
     }
 
-    pub fn is_durable(&self) -> bool {
-        self.lock().durable
-    }
-
     pub(crate) fn set(&self, report: DurabilityReport) {
         *self.lock() = report;
     }

@@ -86,7 +86,7 @@ pub enum JournalError {
 impl JournalError {
     /// The storage failed (a full disk, an unwritable file, I/O): not a
     /// damaged or foreign file. Writing may work again later.
-    pub fn is_storage_failure(&self) -> bool {
+    pub(crate) fn is_storage_failure(&self) -> bool {
         matches!(
             self,
             JournalError::Sqlite { .. } | JournalError::ReadOnly { .. }

@@ -93,7 +93,7 @@ impl GameMeta {
 
     /// The PGN `Date` (`YYYY.MM.DD`, `????.??.??` when `started_at` does
     /// not begin with a date).
-    pub fn pgn_date(&self) -> String {
+    pub(crate) fn pgn_date(&self) -> String {
         let date = self.started_at.get(..10).unwrap_or("");
         let b = date.as_bytes();
         let digits = |r: std::ops::Range<usize>| r.into_iter().all(|i| b[i].is_ascii_digit());
@@ -359,7 +359,7 @@ impl Journal {
     /// Opens an existing journal that nobody writes, for reading, without
     /// creating anything beside it (SQLite's `immutable`): what a full disk
     /// still allows, for a journal closed cleanly (no write-ahead log).
-    pub fn open_immutable(path: impl AsRef<Path>) -> Result<Journal> {
+    pub(crate) fn open_immutable(path: impl AsRef<Path>) -> Result<Journal> {
         let path = path.as_ref();
         if !path.exists() {
             return Err(JournalError::Missing {

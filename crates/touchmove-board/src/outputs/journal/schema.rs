@@ -14,7 +14,7 @@ use super::error::{JournalError, Result};
 pub const SCHEMA_VERSION: i64 = 1;
 
 /// `application_id` of a touchmove journal: "Tmov".
-pub const APPLICATION_ID: i64 = 0x546d_6f76;
+pub(crate) const APPLICATION_ID: i64 = 0x546d_6f76;
 
 /// `MIGRATIONS[v]` takes a journal from version `v` to `v + 1`.
 const MIGRATIONS: &[&str] = &[

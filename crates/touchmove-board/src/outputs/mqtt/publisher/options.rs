@@ -10,7 +10,7 @@ use touchmove_wire::mqtt::{BoardTopics, Channel, OFFLINE};
 pub use touchmove_wire::tls::tls_config;
 
 /// How many publishes may await the broker's acknowledgement.
-pub const INFLIGHT: u16 = 100;
+pub(crate) const INFLIGHT: u16 = 100;
 
 /// The client's options for `settings`.
 pub fn mqtt_options(settings: &Mqtt, topics: &BoardTopics) -> anyhow::Result<MqttOptions> {

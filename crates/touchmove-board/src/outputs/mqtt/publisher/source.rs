@@ -29,7 +29,7 @@ fn resume_of(game: u64, after: Option<u64>) -> Resume {
 /// games before the current one from the journal, then the feed's; and the
 /// feed's receiver for what follows, taken with the feed's backlog so that
 /// nothing falls between them.
-pub fn live_from(
+pub(crate) fn live_from(
     feed: &Feed,
     journal: Option<&Journal>,
     cursor: Cursor,

@@ -20,7 +20,7 @@ pub type Key = (u64, u64);
 /// Where to publish again from: the events of `game` after `after` (every
 /// event of it for `None`), then those of every later game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cursor {
+pub(crate) struct Cursor {
     pub game: u64,
     pub after: Option<u64>,
 }
@@ -35,7 +35,7 @@ pub enum Tag {
 }
 
 #[derive(Debug, Default)]
-pub struct Tracker {
+pub(crate) struct Tracker {
     /// Handed to the client, not yet sent: oldest first.
     queued: VecDeque<Tag>,
     /// Sent, not yet acknowledged, by packet id.
@@ -64,7 +64,7 @@ impl Tracker {
     }
 
     /// The broker acknowledged `pkid`.
-    pub fn acked(&mut self, pkid: u16) {
+    pub(crate) fn acked(&mut self, pkid: u16) {
         if let Some(Tag::Event(key)) = self.inflight.remove(&pkid) {
             self.unacked.remove(&key);
         }
