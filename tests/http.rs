@@ -11,6 +11,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
 use touchmove_board::daemon::game_loop::GameSource;
+use touchmove_board::daemon::time::VirtualClock;
 use touchmove_board::daemon::{Options, Running, start};
 use touchmove_core::game::pgn::{Tags, read_all};
 use touchmove_core::replay::{drive, parse_time_control, session_for};
@@ -110,6 +111,41 @@ async fn sse(
         }
     }
     out
+}
+
+/// The scan loop on a virtual clock: a game of minutes in real time
+/// (speed 1) is played in game time without the test waiting for it, and
+/// the feed is the replay's, event for event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_virtual_clock_the_game_runs_in_game_time_without_waiting() {
+    let trace = trace(5);
+    let expected = replay_lines(&trace);
+    let last = trace.records.last().map_or(0, |r| r.t);
+    assert!(last > 60_000, "a game of minutes: {last} ms");
+    let clock = VirtualClock::new();
+    let running = start(Options {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        time_control: Some(parse_time_control("90+30").unwrap()),
+        clock: clock.clone(),
+        ..Options::new(GameSource::Trace(Box::new(trace)))
+    })
+    .await
+    .unwrap();
+    let events = sse(
+        running.addr,
+        Some("0-0"),
+        expected.len(),
+        Duration::from_secs(20),
+    )
+    .await;
+    let got: Vec<&str> = events.iter().map(|(_, data)| data.as_str()).collect();
+    assert_eq!(got, expected, "the feed is the replay");
+    assert!(
+        clock.elapsed() >= Duration::from_millis(last),
+        "game time ran on the virtual clock: {:?} for a trace of {last} ms",
+        clock.elapsed()
+    );
+    running.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

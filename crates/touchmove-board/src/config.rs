@@ -230,298 +230,432 @@ struct RawMqtt {
     keep_alive: Option<i64>,
 }
 
-/// A configuration that cannot be used.
+/// A configuration that cannot be used: every problem found, each naming
+/// its key (`[section] key: what is wrong`), as the board profile's
+/// validation reports them.
 #[derive(Debug, thiserror::Error)]
-#[error("{file}: {message}")]
+#[error("{}", self.lines())]
 pub struct ConfigError {
     pub file: String,
-    pub message: String,
+    pub problems: Vec<String>,
+}
+
+impl ConfigError {
+    fn one(file: &Path, problem: String) -> ConfigError {
+        ConfigError {
+            file: file.display().to_string(),
+            problems: vec![problem],
+        }
+    }
+
+    /// One line per problem: `FILE: [section] key: what is wrong`.
+    fn lines(&self) -> String {
+        let lines: Vec<String> = self
+            .problems
+            .iter()
+            .map(|p| format!("{}: {p}", self.file))
+            .collect();
+        lines.join("\n")
+    }
 }
 
 /// Reads and validates a configuration file.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-        file: path.display().to_string(),
-        message: format!("cannot read the configuration ({e})"),
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::one(path, format!("cannot read the configuration ({e})")))?;
     parse(&text, path)
 }
 
-/// Validates configuration text read from `file`.
-pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
-    let fail = |message: String| ConfigError {
-        file: file.display().to_string(),
-        message,
-    };
-    let key = |section: &str, key: &str, what: String| fail(format!("[{section}] {key}: {what}"));
-    let raw: Raw = toml::from_str(text).map_err(|e| fail(toml_error(text, &e)))?;
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let resolve = |p: &str| -> PathBuf {
+/// The problems found so far, each with its key.
+#[derive(Default)]
+struct Problems(Vec<String>);
+
+impl Problems {
+    fn at(&mut self, section: &str, key: &str, what: impl std::fmt::Display) {
+        self.0.push(format!("[{section}] {key}: {what}"));
+    }
+
+    /// `result`'s value, or `None` with its error filed under the key.
+    fn check<T, E: std::fmt::Display>(
+        &mut self,
+        section: &str,
+        key: &str,
+        result: Result<T, E>,
+    ) -> Option<T> {
+        result.map_err(|e| self.at(section, key, e)).ok()
+    }
+}
+
+/// Where relative paths of a configuration file are taken from.
+struct Paths<'a>(&'a Path);
+
+impl Paths<'_> {
+    fn resolve(&self, p: &str) -> PathBuf {
         let p = Path::new(p);
         if p.is_absolute() {
             p.to_owned()
         } else {
-            dir.join(p)
+            self.0.join(p)
         }
-    };
+    }
 
-    let board = raw
-        .board
-        .ok_or_else(|| fail("[board] is missing: the daemon needs a board profile".into()))?;
-    let profile_path = board.profile.ok_or_else(|| {
-        key(
+    /// `p` resolved, if it is a readable file.
+    fn file(&self, p: &str) -> Result<PathBuf, String> {
+        let p = self.resolve(p);
+        if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("{} is not a readable file", p.display()))
+        }
+    }
+}
+
+/// Validates configuration text read from `file`: every section is
+/// checked, and every problem reported.
+pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
+    let raw: Raw =
+        toml::from_str(text).map_err(|e| ConfigError::one(file, toml_error(text, &e)))?;
+    let paths = Paths(file.parent().unwrap_or(Path::new(".")));
+    let mut p = Problems::default();
+    let board = board_section(raw.board, &paths, &mut p);
+    let rules = rules_section(raw.rules, &mut p);
+    let game = game_section(raw.game, &mut p);
+    let http = http_section(raw.http, &paths, &mut p);
+    let journal = journal_section(raw.journal, &paths, &mut p);
+    let mqtt = raw.mqtt.map(|m| mqtt_section(m, &paths, &mut p));
+    match (board, rules, game, http, journal) {
+        (
+            Some((board, calibration)),
+            Some((rules, time_control, stop_clocks_on_alert)),
+            Some(game),
+            Some(http),
+            Some(journal),
+        ) if p.0.is_empty() => Ok(Config {
+            file: file.to_owned(),
+            board,
+            calibration,
+            rules,
+            time_control,
+            stop_clocks_on_alert,
+            game,
+            http,
+            journal,
+            mqtt: mqtt.flatten(),
+        }),
+        _ => Err(ConfigError {
+            file: file.display().to_string(),
+            problems: p.0,
+        }),
+    }
+}
+
+/// `[board]`: the board profile, and the calibration an analog board needs.
+fn board_section(
+    raw: Option<RawBoard>,
+    paths: &Paths,
+    p: &mut Problems,
+) -> Option<(BoardProfile, Option<PathBuf>)> {
+    let Some(board) = raw else {
+        p.0.push("[board] is missing: the daemon needs a board profile".into());
+        return None;
+    };
+    let Some(profile_path) = board.profile else {
+        p.at(
             "board",
             "profile",
-            "missing (the board profile file, see hw/README.md)".into(),
-        )
-    })?;
-    let board_profile = board_profile::load(resolve(&profile_path))
-        .map_err(|e| key("board", "profile", clip(&e.to_string())))?;
+            "missing (the board profile file, see hw/README.md)",
+        );
+        return None;
+    };
+    let profile = p.check(
+        "board",
+        "profile",
+        board_profile::load(paths.resolve(&profile_path)).map_err(|e| clip(&e.to_string())),
+    )?;
     let calibration = match board.calibration {
-        Some(c) => {
-            let p = resolve(&c);
-            if !p.is_file() {
-                return Err(key(
-                    "board",
-                    "calibration",
-                    format!("{} is not a readable file", p.display()),
-                ));
-            }
-            Some(p)
-        }
-        None if board_profile.backend.is_analog() => {
-            return Err(key(
+        Some(c) => Some(p.check("board", "calibration", paths.file(&c))?),
+        None if profile.backend.is_analog() => {
+            p.at(
                 "board",
                 "calibration",
-                "missing: a Hall-sensor board needs the file `touchmove calibrate` writes".into(),
-            ));
+                "missing: an analog (Hall-sensor) board needs the file `touchmove calibrate` writes",
+            );
+            return None;
         }
         None => None,
     };
+    Some((profile, calibration))
+}
 
-    let rules = match raw.rules.profile {
-        None => Profile::FideStandard,
-        Some(name) => {
-            name.parse()
-                .map_err(|e: touchmove_core::game::profile::UnknownProfile| {
-                    key("rules", "profile", clip(&e.to_string()))
-                })?
-        }
+/// `[rules]`: the rules profile, the time control, and whether the clocks
+/// stand on an alert (Article 6.13).
+fn rules_section(raw: RawRules, p: &mut Problems) -> Option<(Profile, Option<TimeControl>, bool)> {
+    let profile = match raw.profile {
+        None => Some(Profile::FideStandard),
+        Some(name) => p.check(
+            "rules",
+            "profile",
+            name.parse::<Profile>().map_err(|e| clip(&e.to_string())),
+        ),
     };
-    let time_control = raw
-        .rules
-        .time_control
-        .map(|tc| {
-            touchmove_core::replay::parse_time_control(&tc).map_err(|e| {
-                key(
-                    "rules",
-                    "time-control",
-                    clip(&format!("{}: {e}", quoted(&tc))),
-                )
-            })
-        })
-        .transpose()?;
-    let stop_clocks_on_alert = match raw.rules.stop_clocks_on_alert {
-        None => false,
-        Some(toml::Value::Boolean(b)) => b,
+    let time_control = match raw.time_control {
+        None => Some(None),
+        Some(tc) => p
+            .check(
+                "rules",
+                "time-control",
+                touchmove_core::replay::parse_time_control(&tc)
+                    .map_err(|e| clip(&format!("{}: {e}", quoted(&tc)))),
+            )
+            .map(Some),
+    };
+    let stop_clocks = match raw.stop_clocks_on_alert {
+        None => Some(false),
+        Some(toml::Value::Boolean(b)) => Some(b),
         Some(other) => {
-            return Err(key(
+            p.at(
                 "rules",
                 "stop-clocks-on-alert",
                 format!("{}: must be true or false", clip(&other.to_string())),
-            ));
+            );
+            None
         }
     };
+    Some((profile?, time_control?, stop_clocks?))
+}
 
+/// `[game]`: the tags of the games played (the one rule for PGN tag
+/// values, `touchmove_core::game::tag_value`, as `/api/new-game` applies it).
+fn game_section(raw: RawGame, p: &mut Problems) -> Option<GameTags> {
     let defaults = GameTags::default();
-    // The one rule for PGN tag values (`touchmove_core::game::tag_value`), as the
-    // control API's `/api/new-game` applies it.
-    let tag = |v: Option<String>, d: &str, name: &str| -> Result<String, ConfigError> {
+    let before = p.0.len();
+    let mut tag = |v: Option<String>, d: &str, name: &str| -> String {
         let v = v.unwrap_or_else(|| d.to_owned());
-        TagValue::new(v)
-            .map(TagValue::into_string)
-            .map_err(|e| key("game", name, e.to_string()))
+        p.check("game", name, TagValue::new(v).map(TagValue::into_string))
+            .unwrap_or_default()
     };
-    let extra = optional_tags(&raw.game).map_err(fail)?;
-    let game = GameTags {
-        event: tag(raw.game.event, &defaults.event, "event")?,
-        site: tag(raw.game.site, &defaults.site, "site")?,
-        round: tag(raw.game.round, &defaults.round, "round")?,
-        white: tag(raw.game.white, &defaults.white, "white")?,
-        black: tag(raw.game.black, &defaults.black, "black")?,
+    let event = tag(raw.event.clone(), &defaults.event, "event");
+    let site = tag(raw.site.clone(), &defaults.site, "site");
+    let round = tag(raw.round.clone(), &defaults.round, "round");
+    let white = tag(raw.white.clone(), &defaults.white, "white");
+    let black = tag(raw.black.clone(), &defaults.black, "black");
+    let extra = optional_tags(&raw, p);
+    (p.0.len() == before).then_some(GameTags {
+        event,
+        site,
+        round,
+        white,
+        black,
         extra,
-    };
+    })
+}
 
-    let bind_text = raw.http.bind.unwrap_or_else(|| DEFAULT_BIND.to_owned());
-    let bind: SocketAddr = bind_text.parse().map_err(|_| {
-        key(
+/// `[http]`: where to serve, and the control token.
+fn http_section(raw: RawHttp, paths: &Paths, p: &mut Problems) -> Option<Http> {
+    let bind_text = raw.bind.unwrap_or_else(|| DEFAULT_BIND.to_owned());
+    let bind = match bind_text.parse::<SocketAddr>() {
+        Ok(bind) => p.check(
             "http",
             "bind",
-            format!(
-                "{} is not an address and port like \"127.0.0.1:8080\"",
-                quoted(&bind_text)
-            ),
-        )
-    })?;
-    check_local_address(bind)
-        .map_err(|why| key("http", "bind", format!("{}: {why}", quoted(&bind_text))))?;
-    let token = match raw.http.token_file {
-        None => None,
-        Some(f) => Some(read_token(&resolve(&f)).map_err(|m| key("http", "token-file", m))?),
+            check_local_address(bind)
+                .map(|()| bind)
+                .map_err(|why| format!("{}: {why}", quoted(&bind_text))),
+        ),
+        Err(_) => {
+            p.at(
+                "http",
+                "bind",
+                format!(
+                    "{} is not an address and port like \"127.0.0.1:8080\"",
+                    quoted(&bind_text)
+                ),
+            );
+            None
+        }
     };
+    let token = match raw.token_file {
+        None => Some(None),
+        Some(f) => p
+            .check("http", "token-file", read_token(&paths.resolve(&f)))
+            .map(Some),
+    };
+    Some(Http {
+        bind: bind?,
+        token: token?,
+    })
+}
 
-    let journal = JournalSettings {
-        path: resolve(
-            raw.journal
-                .path
+/// One of a key's named values, or the problem naming them all.
+fn one_of<T: Copy>(
+    p: &mut Problems,
+    key: &str,
+    given: Option<&str>,
+    choices: &[(&str, T)],
+) -> Option<T> {
+    let name = given.unwrap_or(choices[0].0);
+    match choices.iter().find(|(n, _)| *n == name) {
+        Some((_, value)) => Some(*value),
+        None => {
+            let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+            p.at(
+                "journal",
+                key,
+                format!("{}: must be {}", quoted(name), names.join(" or ")),
+            );
+            None
+        }
+    }
+}
+
+/// `[journal]`: the file, and what a restart does with an unfinished game.
+fn journal_section(raw: RawJournal, paths: &Paths, p: &mut Problems) -> Option<JournalSettings> {
+    let on_start = one_of(
+        p,
+        "on-start",
+        raw.on_start.as_deref(),
+        &[("resume", OnStart::Resume), ("new-game", OnStart::NewGame)],
+    );
+    let downtime = one_of(
+        p,
+        "downtime",
+        raw.downtime.as_deref(),
+        &[
+            ("infer", BoardMismatch::Infer),
+            ("arbiter", BoardMismatch::Arbiter),
+        ],
+    );
+    let clock_downtime = one_of(
+        p,
+        "clock-downtime",
+        raw.clock_downtime.as_deref(),
+        &[
+            ("pause", ClockDowntime::Pause),
+            ("charge", ClockDowntime::Charge),
+        ],
+    );
+    let max_missed_plies = match raw.max_missed_plies {
+        None => Some(4),
+        Some(n @ 1..=8) => Some(n as u8),
+        Some(n) => {
+            p.at(
+                "journal",
+                "max-missed-plies",
+                format!("{n}: must be 1 to 8"),
+            );
+            None
+        }
+    };
+    Some(JournalSettings {
+        path: paths.resolve(
+            raw.path
                 .as_deref()
                 .unwrap_or("/var/lib/touchmove/journal.sqlite3"),
         ),
-        on_start: match raw.journal.on_start.as_deref() {
-            None | Some("resume") => OnStart::Resume,
-            Some("new-game") => OnStart::NewGame,
-            Some(o) => {
-                return Err(key(
-                    "journal",
-                    "on-start",
-                    format!("{}: must be \"resume\" or \"new-game\"", quoted(o)),
-                ));
-            }
-        },
-        downtime: match raw.journal.downtime.as_deref() {
-            None | Some("infer") => BoardMismatch::Infer,
-            Some("arbiter") => BoardMismatch::Arbiter,
-            Some(o) => {
-                return Err(key(
-                    "journal",
-                    "downtime",
-                    format!("{}: must be \"infer\" or \"arbiter\"", quoted(o)),
-                ));
-            }
-        },
-        clock_downtime: match raw.journal.clock_downtime.as_deref() {
-            None | Some("pause") => ClockDowntime::Pause,
-            Some("charge") => ClockDowntime::Charge,
-            Some(o) => {
-                return Err(key(
-                    "journal",
-                    "clock-downtime",
-                    format!("{}: must be \"pause\" or \"charge\"", quoted(o)),
-                ));
-            }
-        },
-        max_missed_plies: match raw.journal.max_missed_plies {
-            None => 4,
-            Some(n @ 1..=8) => n as u8,
-            Some(n) => {
-                return Err(key(
-                    "journal",
-                    "max-missed-plies",
-                    format!("{n}: must be 1 to 8"),
-                ));
-            }
-        },
-    };
-
-    let mqtt = match raw.mqtt {
-        None => None,
-        Some(m) => {
-            let required = |v: Option<String>, name: &str, what: &str| {
-                v.ok_or_else(|| key("mqtt", name, format!("missing ({what})")))
-            };
-            let broker_text = required(
-                m.broker,
-                "broker",
-                "mqtt://host[:port] or mqtts://host[:port]",
-            )?;
-            let broker: BrokerUrl = broker_text
-                .parse()
-                .map_err(|e: String| key("mqtt", "broker", clip(&e)))?;
-            let hall = required(m.hall, "hall", "the hall's id, a topic level")?;
-            wire::check_id(&hall).map_err(|e| key("mqtt", "hall", e))?;
-            let board = required(
-                m.board,
-                "board",
-                "this board's id, a topic level and its login",
-            )?;
-            wire::check_board_id(&board).map_err(|e| key("mqtt", "board", e))?;
-            let mut mqtt = Mqtt::new(broker, &hall, &board).map_err(|e| key("mqtt", "board", e))?;
-            if let Some(user) = m.username {
-                if user.is_empty() {
-                    return Err(key("mqtt", "username", "must not be empty".into()));
-                }
-                if user == wire::HALL_LOGIN {
-                    return Err(key(
-                        "mqtt",
-                        "username",
-                        format!(
-                            "{user:?} is the hall's broker login, which reads every board \
-                             (systemd/mosquitto/touchmove.acl); a board logs in as itself"
-                        ),
-                    ));
-                }
-                mqtt.username = user;
-            }
-            if let Some(id) = m.client_id {
-                if id.is_empty() || id.chars().count() > 128 {
-                    return Err(key(
-                        "mqtt",
-                        "client-id",
-                        "must be 1 to 128 characters".into(),
-                    ));
-                }
-                mqtt.client_id = id;
-            }
-            if let Some(f) = m.password_file {
-                mqtt.password =
-                    Some(read_secret(&resolve(&f)).map_err(|e| key("mqtt", "password-file", e))?);
-            }
-            if let Some(f) = m.ca_file {
-                if !mqtt.broker.tls {
-                    return Err(key(
-                        "mqtt",
-                        "ca-file",
-                        format!("only for an mqtts:// broker, not {}", mqtt.broker),
-                    ));
-                }
-                let p = resolve(&f);
-                if !p.is_file() {
-                    return Err(key(
-                        "mqtt",
-                        "ca-file",
-                        format!("{} is not a readable file", p.display()),
-                    ));
-                }
-                mqtt.ca_file = Some(p);
-            }
-            if let Some(s) = m.keep_alive {
-                match u64::try_from(s) {
-                    Ok(s @ 1..=3600) => mqtt.keep_alive = Duration::from_secs(s),
-                    _ => {
-                        return Err(key(
-                            "mqtt",
-                            "keep-alive",
-                            format!("{s}: must be 1 to 3600 seconds"),
-                        ));
-                    }
-                }
-            }
-            Some(mqtt)
-        }
-    };
-
-    Ok(Config {
-        file: file.to_owned(),
-        board: board_profile,
-        calibration,
-        rules,
-        time_control,
-        stop_clocks_on_alert,
-        game,
-        http: Http { bind, token },
-        journal,
-        mqtt,
+        on_start: on_start?,
+        downtime: downtime?,
+        clock_downtime: clock_downtime?,
+        max_missed_plies: max_missed_plies?,
     })
+}
+
+/// `[mqtt]`: the broker the board publishes to, and its login.
+fn mqtt_section(m: RawMqtt, paths: &Paths, p: &mut Problems) -> Option<Mqtt> {
+    let before = p.0.len();
+    let mut required = |v: Option<String>, name: &str, what: &str| {
+        if v.is_none() {
+            p.at("mqtt", name, format!("missing ({what})"));
+        }
+        v
+    };
+    let broker_text = required(
+        m.broker,
+        "broker",
+        "mqtt://host[:port] or mqtts://host[:port]",
+    );
+    let hall = required(m.hall, "hall", "the hall's id, a topic level");
+    let board = required(
+        m.board,
+        "board",
+        "this board's id, a topic level and its login",
+    );
+    let broker = broker_text.and_then(|b| {
+        p.check(
+            "mqtt",
+            "broker",
+            b.parse::<BrokerUrl>().map_err(|e: String| clip(&e)),
+        )
+    });
+    let hall = hall.and_then(|h| p.check("mqtt", "hall", wire::check_id(&h).map(|()| h)));
+    let board = board.and_then(|b| p.check("mqtt", "board", wire::check_board_id(&b).map(|()| b)));
+    let username = m.username.and_then(|user| {
+        let why = if user.is_empty() {
+            Some("must not be empty".to_owned())
+        } else if user == wire::HALL_LOGIN {
+            Some(format!(
+                "{user:?} is the hall's broker login, which reads every board \
+                 (systemd/mosquitto/touchmove.acl); a board logs in as itself"
+            ))
+        } else {
+            None
+        };
+        match why {
+            Some(why) => {
+                p.at("mqtt", "username", why);
+                None
+            }
+            None => Some(user),
+        }
+    });
+    let client_id = m.client_id.and_then(|id| {
+        if id.is_empty() || id.chars().count() > 128 {
+            p.at("mqtt", "client-id", "must be 1 to 128 characters");
+            None
+        } else {
+            Some(id)
+        }
+    });
+    let password = m
+        .password_file
+        .and_then(|f| p.check("mqtt", "password-file", read_secret(&paths.resolve(&f))));
+    let ca_file = m.ca_file.and_then(|f| {
+        if broker.as_ref().is_some_and(|b| !b.tls) {
+            let broker = broker.as_ref().expect("checked");
+            p.at(
+                "mqtt",
+                "ca-file",
+                format!("only for an mqtts:// broker, not {broker}"),
+            );
+            return None;
+        }
+        p.check("mqtt", "ca-file", paths.file(&f))
+    });
+    let keep_alive = m.keep_alive.and_then(|s| match u64::try_from(s) {
+        Ok(s @ 1..=3600) => Some(Duration::from_secs(s)),
+        _ => {
+            p.at(
+                "mqtt",
+                "keep-alive",
+                format!("{s}: must be 1 to 3600 seconds"),
+            );
+            None
+        }
+    });
+    if p.0.len() != before {
+        return None;
+    }
+    let mut mqtt = p.check("mqtt", "board", Mqtt::new(broker?, &hall?, &board?))?;
+    if let Some(user) = username {
+        mqtt.username = user;
+    }
+    if let Some(id) = client_id {
+        mqtt.client_id = id;
+    }
+    mqtt.password = password;
+    mqtt.ca_file = ca_file;
+    if let Some(k) = keep_alive {
+        mqtt.keep_alive = k;
+    }
+    Some(mqtt)
 }
 
 /// A TOML error as `line L, column C ("the line"): what` (1-based), the
@@ -587,7 +721,7 @@ pub fn read_token(path: &Path) -> Result<String, String> {
 /// The optional `[game]` tags, as PGN tags in the order they are written:
 /// a title is a FIDE title (`GM`, `WFM`, ...; letters, at most 3), a rating
 /// a whole number up to 4 digits, a board number digits (and dots, `1.12`).
-fn optional_tags(game: &RawGame) -> Result<Vec<(String, String)>, String> {
+fn optional_tags(game: &RawGame, p: &mut Problems) -> Vec<(String, String)> {
     let title =
         |v: &str| !v.is_empty() && v.len() <= 3 && v.chars().all(|c| c.is_ascii_uppercase());
     let elo = |v: &str| !v.is_empty() && v.len() <= 4 && v.chars().all(|c| c.is_ascii_digit());
@@ -635,16 +769,14 @@ fn optional_tags(game: &RawGame) -> Result<Vec<(String, String)>, String> {
     let mut tags = Vec::new();
     for (name, tag, value, valid, what) in fields {
         if let Some(v) = value {
-            if !valid(v) {
-                return Err(format!(
-                    "[game] {name}: {}: not {what}",
-                    touchmove_core::game::echo::quoted(v)
-                ));
+            if valid(v) {
+                tags.push((tag.to_owned(), v.clone()));
+            } else {
+                p.at("game", name, format!("{}: not {what}", quoted(v)));
             }
-            tags.push((tag.to_owned(), v.clone()));
         }
     }
-    Ok(tags)
+    tags
 }
 
 #[cfg(test)]
@@ -748,6 +880,33 @@ mod tests {
                 e.contains("touchmove.toml: [rules] stop-clocks-on-alert:")
                     && e.contains("must be true or false"),
                 "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_key() {
+        let text = "[board]\nprofile = \"board.toml\"\n[rules]\nprofile = \"fide-bullet\"\n\
+                    time-control = \"3x+2\"\n[game]\nwhite-elo = \"high\"\n[http]\nbind = \"8080\"\n\
+                    [journal]\non-start = \"later\"\nmax-missed-plies = 0\n\
+                    [mqtt]\nbroker = \"mqtt://localhost\"\nhall = \"h\"\nkeep-alive = 0\n";
+        let e = err(text);
+        let lines: Vec<&str> = e.lines().collect();
+        let keys = [
+            "[rules] profile:",
+            "[rules] time-control:",
+            "[game] white-elo:",
+            "[http] bind:",
+            "[journal] on-start:",
+            "[journal] max-missed-plies:",
+            "[mqtt] board: missing",
+            "[mqtt] keep-alive:",
+        ];
+        assert_eq!(lines.len(), keys.len(), "{e}");
+        for (line, key) in lines.iter().zip(keys) {
+            assert!(
+                line.contains(&format!("touchmove.toml: {key}")),
+                "{key} in {e}"
             );
         }
     }

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::time::LoopClock;
+
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -72,6 +74,8 @@ pub(crate) struct LoopConfig {
     pub resumed_board: ResumedBoard,
     /// The longest run of missed plies searched.
     pub max_missed_plies: usize,
+    /// Where the loop reads the time and waits.
+    pub clock: Arc<dyn LoopClock>,
 }
 
 /// A journalled game the loop carries on with.
@@ -172,14 +176,14 @@ impl GameLoop {
                             resume.resumption,
                             &mut out,
                         );
-                        (session, origin_at(t, config.speed))
+                        (session, origin_at(config.clock.now(), t, config.speed))
                     }
                     None => (
                         Session::new(
                             loop_session_config(&config, &profile, Start::standard()),
                             classifier,
                         ),
-                        Instant::now(),
+                        config.clock.now(),
                     ),
                 };
                 config.source = GameSource::Board {
@@ -194,12 +198,12 @@ impl GameLoop {
                 }
             }
         };
-        feed.set_game_clock(current.origin, config.speed);
+        feed.set_game_clock(current.origin, config.speed, Arc::clone(&config.clock));
         Ok(GameLoop {
             feed,
             writer,
             storage,
-            notifier: Notifier::new(),
+            notifier: Notifier::new(config.clock.now()),
             inbox,
             stop,
             config,
@@ -210,18 +214,23 @@ impl GameLoop {
     }
 
     fn now(&self) -> Millis {
-        game_ms(self.current.origin, self.config.speed)
+        game_ms(
+            self.current.origin,
+            self.config.clock.now(),
+            self.config.speed,
+        )
     }
 
     /// Runs until the stop flag is set.
     pub fn run(mut self) {
-        let mut next_tick = Instant::now();
+        let clock = Arc::clone(&self.config.clock);
+        let mut next_tick = clock.now();
         while !self.stop.load(Ordering::Relaxed) {
             self.tick();
             next_tick += self.config.tick;
-            let now = Instant::now();
+            let now = clock.now();
             if next_tick > now {
-                std::thread::sleep(next_tick - now);
+                clock.sleep_until(next_tick);
             } else {
                 // Behind (a slow scan): do not try to catch up in a burst.
                 next_tick = now;
@@ -236,9 +245,9 @@ impl GameLoop {
         self.feed_input(t);
         if matches!(self.current.input, Input::Trace { .. }) {
             // A replayed trace is a board that always answers.
-            self.notifier.input(Instant::now());
+            self.notifier.input(self.config.clock.now());
         }
-        self.notifier.tick(Instant::now());
+        self.notifier.tick(self.config.clock.now());
         self.current.session.advance(t, &mut self.out);
         self.report_storage(t);
         while let Ok(request) = self.inbox.try_recv() {
@@ -282,15 +291,15 @@ impl GameLoop {
                     && session.next_board_deadline().is_none()
                     && self.current.finished_at.is_none()
                 {
-                    self.current.finished_at = Some(Instant::now());
+                    self.current.finished_at = Some(self.config.clock.now());
                 }
             }
             Input::Board(board) => match board.tick(session, t, out) {
-                Ok(()) => self.notifier.input(Instant::now()),
+                Ok(()) => self.notifier.input(self.config.clock.now()),
                 Err(SensorError::Exhausted) => {
                     if self.current.finished_at.is_none() {
                         tracing::info!("{}: no more scans", board.describe());
-                        self.current.finished_at = Some(Instant::now());
+                        self.current.finished_at = Some(self.config.clock.now());
                     }
                 }
                 Err(e) => tracing::warn!("{}: {e}", board.describe()),
@@ -349,7 +358,8 @@ impl GameLoop {
             self.current.session.agree_draw(t, &mut self.out);
             self.publish();
         }
-        if done.elapsed() < self.config.pause_between_games {
+        if self.config.clock.now().saturating_duration_since(done) < self.config.pause_between_games
+        {
             return;
         }
         self.start_demo_game(seed, faults, None);
@@ -369,8 +379,11 @@ impl GameLoop {
             Ok(current) => {
                 self.feed.update_tags(|t| demo::tags(t, &game));
                 self.current = current;
-                self.feed
-                    .set_game_clock(self.current.origin, self.config.speed);
+                self.feed.set_game_clock(
+                    self.current.origin,
+                    self.config.speed,
+                    Arc::clone(&self.config.clock),
+                );
                 true
             }
             Err(e) => {
@@ -525,10 +538,13 @@ impl GameLoop {
                     start,
                 );
                 self.current.session = Session::new(session_config, classifier);
-                self.current.origin = Instant::now();
+                self.current.origin = self.config.clock.now();
                 self.current.finished_at = None;
-                self.feed
-                    .set_game_clock(self.current.origin, self.config.speed);
+                self.feed.set_game_clock(
+                    self.current.origin,
+                    self.config.speed,
+                    Arc::clone(&self.config.clock),
+                );
                 true
             }
         };
@@ -574,7 +590,7 @@ fn trace_game(
                 trace: Box::new(trace.clone()),
                 next: 0,
             },
-            origin: Instant::now(),
+            origin: config.clock.now(),
             finished_at: None,
         });
     };
@@ -603,7 +619,7 @@ fn trace_game(
             trace: Box::new(trace.clone()),
             next,
         },
-        origin: origin_at(t, config.speed),
+        origin: origin_at(config.clock.now(), t, config.speed),
         finished_at: None,
     })
 }
@@ -643,8 +659,7 @@ fn resumed_config(config: &mut SessionConfig, meta: &GameMeta, loop_config: &Loo
 }
 
 /// The origin that makes game time `t` now.
-fn origin_at(t: Millis, speed: f64) -> Instant {
-    let now = Instant::now();
+fn origin_at(now: Instant, t: Millis, speed: f64) -> Instant {
     now.checked_sub(Duration::from_secs_f64(t as f64 / 1000.0 / speed))
         .unwrap_or(now)
 }
@@ -703,8 +718,8 @@ fn classifier_of(calibration: Option<&Calibration>) -> Option<Box<dyn Classify>>
     calibration.map(|c| Box::new(AnalogClassifier::new(c)) as Box<dyn Classify>)
 }
 
-fn game_ms(origin: Instant, speed: f64) -> Millis {
-    (origin.elapsed().as_secs_f64() * 1000.0 * speed) as Millis
+fn game_ms(origin: Instant, now: Instant, speed: f64) -> Millis {
+    (now.saturating_duration_since(origin).as_secs_f64() * 1000.0 * speed) as Millis
 }
 
 /// Today's date as PGN writes it (`YYYY.MM.DD`, UTC).

@@ -19,6 +19,7 @@ pub mod game_loop;
 pub mod notify;
 pub mod resume;
 pub mod setup;
+pub mod time;
 pub mod writer;
 
 use std::net::SocketAddr;
@@ -143,6 +144,8 @@ pub struct Options {
     pub max_missed_plies: usize,
     /// Connection and stream caps, timeouts of the HTTP server.
     pub http_limits: Limits,
+    /// The scan loop's time: the wall clock, or a virtual one in tests.
+    pub clock: Arc<dyn time::LoopClock>,
 }
 
 impl Options {
@@ -166,6 +169,7 @@ impl Options {
             resumed_board: ResumedBoard::Infer,
             max_missed_plies: InferenceConfig::default().max_missed_plies,
             http_limits: Limits::for_open_files(1024),
+            clock: time::wall(),
         }
     }
 }
@@ -237,6 +241,7 @@ pub async fn start(options: Options) -> anyhow::Result<Running> {
         resume: resumed,
         resumed_board: options.resumed_board,
         max_missed_plies: options.max_missed_plies,
+        clock: Arc::clone(&options.clock),
     };
     if let Some(tc) = &options.time_control {
         let pgn = tc.to_pgn();
@@ -354,88 +359,19 @@ fn init_logging() {
     let _ = result;
 }
 
+/// The daemon's settings: the configuration file's (or the demo's, or a
+/// trace's), then the command line's flags over them.
 fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
-    let http_limits = Limits::for_this_process();
-    let token = args
-        .token_file
-        .as_deref()
-        .map(|f| config::read_token(f).map_err(|e| anyhow::anyhow!("--token-file: {e}")))
-        .transpose()?;
-    let time_control = |default: Option<TimeControl>| -> anyhow::Result<Option<TimeControl>> {
-        match &args.time_control {
-            Some(tc) => Ok(Some(
-                touchmove_core::replay::parse_time_control(tc).context("--time-control")?,
-            )),
-            None => Ok(default),
-        }
-    };
-    let demo_bind = || -> SocketAddr { config::DEFAULT_BIND.parse().expect("a valid address") };
-    match (&args.config, args.demo) {
+    let mut options = match (&args.config, args.demo) {
         (Some(path), false) => {
             let config = config::load(path)?;
-            let mqtt = mqtt_of(args, config.mqtt.clone())?;
-            let calibration = match &config.calibration {
-                Some(p) => Some(Box::new(touchmove_hw::calibration::load_calibration(p)?)),
-                None => None,
-            };
-            let tags = Tags {
-                event: config.game.event.clone(),
-                site: config.game.site.clone(),
-                round: config.game.round.clone(),
-                white: config.game.white.clone(),
-                black: config.game.black.clone(),
-                extra: config.game.extra.clone(),
-                ..Tags::default()
-            };
-            Ok(Options {
-                bind: args.bind.unwrap_or(config.http.bind),
-                token: token.or(config.http.token.clone()),
-                speed: 1.0,
-                source: GameSource::Board {
-                    profile: Box::new(config.board.clone()),
-                    calibration,
-                },
-                profile: Some(config.rules),
-                time_control: time_control(config.time_control.clone())?,
-                stop_clocks_on_alert: args.stop_clocks_on_alert || config.stop_clocks_on_alert,
-                tags,
-                journal: Some(
-                    args.journal
-                        .clone()
-                        .unwrap_or_else(|| config.journal.path.clone()),
-                ),
-                resume: config.journal.on_start == config::OnStart::Resume,
-                clock_downtime: args.clock_downtime.unwrap_or(config.journal.clock_downtime),
-                mqtt,
-                resumed_board: match config.journal.downtime {
-                    config::BoardMismatch::Infer => ResumedBoard::Infer,
-                    config::BoardMismatch::Arbiter => ResumedBoard::AskArbiter,
-                },
-                max_missed_plies: usize::from(config.journal.max_missed_plies),
-                http_limits,
-            })
+            Options::from_config(&config)?
         }
         (None, false) if args.trace.is_some() => {
             let path = args.trace.as_deref().expect("checked");
             let trace = touchmove_hw::trace_file::read(path)
                 .with_context(|| format!("--trace {}", path.display()))?;
-            Ok(Options {
-                bind: args.bind.unwrap_or_else(demo_bind),
-                token,
-                speed: args.speed,
-                source: GameSource::Trace(Box::new(trace)),
-                profile: None,
-                time_control: time_control(None)?,
-                stop_clocks_on_alert: args.stop_clocks_on_alert,
-                tags: Tags::default(),
-                journal: args.journal.clone(),
-                resume: true,
-                clock_downtime: args.clock_downtime.unwrap_or_default(),
-                mqtt: mqtt_of(args, None)?,
-                resumed_board: ResumedBoard::Infer,
-                max_missed_plies: InferenceConfig::default().max_missed_plies,
-                http_limits,
-            })
+            Options::new(GameSource::Trace(Box::new(trace)))
         }
         _ => {
             let seed = args.seed.unwrap_or_else(|| {
@@ -443,27 +379,83 @@ fn options_of(args: &RunArgs) -> anyhow::Result<Options> {
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(1, |d| d.as_nanos() as u64)
             });
-            Ok(Options {
-                bind: args.bind.unwrap_or_else(demo_bind),
-                token,
-                speed: args.speed,
-                source: GameSource::Demo { seed, faults: true },
-                profile: None,
-                time_control: time_control(Some(
-                    touchmove_core::replay::parse_time_control("90+30")
-                        .expect("a valid time control"),
-                ))?,
-                stop_clocks_on_alert: args.stop_clocks_on_alert,
-                tags: Tags::default(),
-                journal: args.journal.clone(),
-                resume: true,
-                clock_downtime: args.clock_downtime.unwrap_or_default(),
-                mqtt: mqtt_of(args, None)?,
-                resumed_board: ResumedBoard::Infer,
-                max_missed_plies: InferenceConfig::default().max_missed_plies,
-                http_limits,
-            })
+            let mut demo = Options::new(GameSource::Demo { seed, faults: true });
+            demo.time_control = Some(
+                touchmove_core::replay::parse_time_control("90+30").expect("a valid time control"),
+            );
+            demo
         }
+    };
+    options.http_limits = Limits::for_this_process();
+    args.override_options(&mut options)?;
+    Ok(options)
+}
+
+impl Options {
+    /// The settings of a configuration file (a board).
+    fn from_config(config: &config::Config) -> anyhow::Result<Options> {
+        let calibration = match &config.calibration {
+            Some(p) => Some(Box::new(touchmove_hw::calibration::load_calibration(p)?)),
+            None => None,
+        };
+        let mut options = Options::new(GameSource::Board {
+            profile: Box::new(config.board.clone()),
+            calibration,
+        });
+        options.bind = config.http.bind;
+        options.token = config.http.token.clone();
+        options.profile = Some(config.rules);
+        options.time_control = config.time_control.clone();
+        options.stop_clocks_on_alert = config.stop_clocks_on_alert;
+        options.tags = Tags {
+            event: config.game.event.clone(),
+            site: config.game.site.clone(),
+            round: config.game.round.clone(),
+            white: config.game.white.clone(),
+            black: config.game.black.clone(),
+            extra: config.game.extra.clone(),
+            ..Tags::default()
+        };
+        options.journal = Some(config.journal.path.clone());
+        options.resume = config.journal.on_start == config::OnStart::Resume;
+        options.clock_downtime = config.journal.clock_downtime;
+        options.mqtt = config.mqtt.clone();
+        options.resumed_board = match config.journal.downtime {
+            config::BoardMismatch::Infer => ResumedBoard::Infer,
+            config::BoardMismatch::Arbiter => ResumedBoard::AskArbiter,
+        };
+        options.max_missed_plies = usize::from(config.journal.max_missed_plies);
+        Ok(options)
+    }
+}
+
+impl RunArgs {
+    /// The flags given, over `options` (a board keeps real time: `--speed`
+    /// is for the demo and traces).
+    fn override_options(&self, options: &mut Options) -> anyhow::Result<()> {
+        if let Some(bind) = self.bind {
+            options.bind = bind;
+        }
+        if let Some(file) = &self.token_file {
+            options.token =
+                Some(config::read_token(file).map_err(|e| anyhow::anyhow!("--token-file: {e}"))?);
+        }
+        if !matches!(options.source, GameSource::Board { .. }) {
+            options.speed = self.speed;
+        }
+        if let Some(tc) = &self.time_control {
+            options.time_control =
+                Some(touchmove_core::replay::parse_time_control(tc).context("--time-control")?);
+        }
+        options.stop_clocks_on_alert |= self.stop_clocks_on_alert;
+        if let Some(journal) = &self.journal {
+            options.journal = Some(journal.clone());
+        }
+        if let Some(downtime) = self.clock_downtime {
+            options.clock_downtime = downtime;
+        }
+        options.mqtt = mqtt_of(self, options.mqtt.take())?;
+        Ok(())
     }
 }
 

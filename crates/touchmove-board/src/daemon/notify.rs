@@ -25,13 +25,13 @@ pub(crate) struct Notifier {
 
 impl Default for Notifier {
     fn default() -> Self {
-        Notifier::new()
+        Notifier::new(Instant::now())
     }
 }
 
 impl Notifier {
-    pub fn new() -> Notifier {
-        let now = Instant::now();
+    /// A notifier started at `now` (the scan loop's clock).
+    pub fn new(now: Instant) -> Notifier {
         Notifier {
             ready: false,
             ping_every: sd_notify::watchdog_enabled().map(|d| d / 2),

@@ -14,6 +14,8 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
+use crate::daemon::time::LoopClock;
+
 use tokio::sync::broadcast;
 
 use touchmove_core::Millis;
@@ -78,10 +80,11 @@ impl Resume {
 }
 
 /// Where game time comes from: wall time since the game's origin, scaled.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct GameClock {
     origin: Instant,
     speed: f64,
+    clock: Arc<dyn LoopClock>,
 }
 
 struct Inner {
@@ -130,14 +133,19 @@ impl Feed {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Game time now 0 at `origin`, running `speed` times faster than the wall clock.
-    pub fn set_game_clock(&self, origin: Instant, speed: f64) {
-        self.lock().clock = Some(GameClock { origin, speed });
+    /// Game time now 0 at `origin` on `clock`, running `speed` times
+    /// faster than it.
+    pub fn set_game_clock(&self, origin: Instant, speed: f64, clock: Arc<dyn LoopClock>) {
+        self.lock().clock = Some(GameClock {
+            origin,
+            speed,
+            clock,
+        });
     }
 
     /// Game time now (ms), as the scan loop computes it.
     pub fn now_ms(&self) -> Millis {
-        self.lock().clock.map_or(0, |c| game_ms(c, Instant::now()))
+        self.lock().clock.as_ref().map_or(0, game_ms)
     }
 
     /// Publishes events in order: logs them, reduces them, fans them out.
@@ -213,7 +221,7 @@ impl Feed {
     /// `GET /state`, as JSON.
     pub fn state_json(&self) -> String {
         let inner = self.lock();
-        let now = inner.clock.map_or(0, |c| game_ms(c, Instant::now()));
+        let now = inner.clock.as_ref().map_or(0, game_ms);
         // With the event, round, titles and ratings the tags carry.
         let snap = inner.state.snapshot_tagged(inner.game, now, &inner.tags);
         serde_json::to_string(&snap).expect("the state always serialises")
@@ -248,8 +256,13 @@ impl Feed {
     }
 }
 
-fn game_ms(clock: GameClock, now: Instant) -> Millis {
-    let wall = now.saturating_duration_since(clock.origin).as_secs_f64() * 1000.0;
+fn game_ms(clock: &GameClock) -> Millis {
+    let wall = clock
+        .clock
+        .now()
+        .saturating_duration_since(clock.origin)
+        .as_secs_f64()
+        * 1000.0;
     (wall * clock.speed) as Millis
 }
 
