@@ -1,11 +1,14 @@
 //! Control commands (`POST /api/...`): what they carry, how their JSON
 //! bodies are read (an error names the field), and the bearer-token check.
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use shakmaty::{Color, Role};
 
 use tokio::sync::{mpsc, oneshot};
-use touchmove_core::game::TagValue;
 use touchmove_core::game::echo::quoted;
+use touchmove_core::game::{DrawClaim, TagValue};
+use touchmove_core::inference::arbiter::Irregularity;
 pub use touchmove_wire::http::{BadBody, authorised, bearer_rule, constant_time_eq};
 
 /// A new game's setup (`/api/new-game`).
@@ -100,57 +103,49 @@ pub struct Control {
     pub inbox: mpsc::Sender<Request>,
 }
 
-fn object(body: &[u8]) -> Result<Map<String, Value>, BadBody> {
+/// The JSON object of a body, read into `T` by serde (unknown fields
+/// refused); an error names the field at fault, found by
+/// serde_path_to_error.
+fn read<T: DeserializeOwned>(body: &[u8], fields: &[&'static str]) -> Result<T, BadBody> {
     let text = if body.iter().all(u8::is_ascii_whitespace) {
         b"{}".as_slice()
     } else {
         body
     };
-    match serde_json::from_slice::<Value>(text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(BadBody {
+    let value: Value = serde_json::from_slice(text).map_err(|e| BadBody {
+        field: None,
+        message: format!("the body is not JSON: {e}"),
+    })?;
+    if !value.is_object() {
+        return Err(BadBody {
             field: None,
             message: "the body must be a JSON object".into(),
-        }),
-        Err(e) => Err(BadBody {
-            field: None,
-            message: format!("the body is not JSON: {e}"),
-        }),
+        });
     }
-}
-
-fn check_keys(map: &Map<String, Value>, allowed: &[&'static str]) -> Result<(), BadBody> {
-    for key in map.keys() {
-        if !allowed.contains(&key.as_str()) {
-            return Err(BadBody {
-                field: None,
-                message: format!(
-                    "unknown field {} (known: {})",
-                    quoted(key),
-                    if allowed.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        allowed.join(", ")
-                    }
-                ),
-            });
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.into_inner().to_string();
+        // A missing field is reported at the object itself.
+        let named = |f: &&str| {
+            path == *f
+                || path.starts_with(&format!("{f}["))
+                || message.starts_with(&format!("missing field `{f}`"))
+        };
+        let field = fields.iter().copied().find(named);
+        BadBody {
+            field,
+            message: match field {
+                Some(f) if !message.contains(&format!("`{f}`")) => format!("`{f}`: {message}"),
+                _ => message,
+            },
         }
-    }
-    Ok(())
-}
-
-fn opt_str(map: &Map<String, Value>, key: &'static str) -> Result<Option<String>, BadBody> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(BadBody::field(key, format!("`{key}` must be a string"))),
-    }
+    })
 }
 
 /// A PGN tag value (a player's name): the one rule of
 /// [`touchmove_core::game::tag_value`], as the configuration's `[game]` applies it.
-fn opt_tag(map: &Map<String, Value>, key: &'static str) -> Result<Option<String>, BadBody> {
-    opt_str(map, key)?
+fn tag(value: Option<String>, key: &'static str) -> Result<Option<String>, BadBody> {
+    value
         .map(|v| {
             TagValue::new(v)
                 .map(TagValue::into_string)
@@ -159,192 +154,222 @@ fn opt_tag(map: &Map<String, Value>, key: &'static str) -> Result<Option<String>
         .transpose()
 }
 
-fn req_str(map: &Map<String, Value>, key: &'static str) -> Result<String, BadBody> {
-    opt_str(map, key)?.ok_or_else(|| BadBody::field(key, format!("`{key}` is required")))
+/// A side as bodies name it.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum SideName {
+    White,
+    Black,
 }
 
-fn side(map: &Map<String, Value>) -> Result<Color, BadBody> {
-    match req_str(map, "side")?.as_str() {
-        "white" => Ok(Color::White),
-        "black" => Ok(Color::Black),
-        other => Err(BadBody::field(
-            "side",
-            format!(
-                "`side` must be \"white\" or \"black\", not {}",
-                quoted(other)
-            ),
-        )),
+impl From<SideName> for Color {
+    fn from(side: SideName) -> Color {
+        match side {
+            SideName::White => Color::White,
+            SideName::Black => Color::Black,
+        }
     }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewGameBody {
+    fen: Option<String>,
+    chess960: Option<u32>,
+    white: Option<String>,
+    black: Option<String>,
+    time_control: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PromoteBody {
+    piece: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoBody {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResignBody {
+    side: SideName,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockBody {
+    white_ms: u64,
+    black_ms: u64,
+    reason: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum DrawKindName {
+    Agree,
+    Claim,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DrawBody {
+    kind: DrawKindName,
+    side: SideName,
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReinstateBody {
+    /// The last ply that remains (0 = the start).
+    ply: usize,
+    irregularity: IrregularityName,
+    note: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum IrregularityName {
+    IllegalMove,
+    Displaced,
+}
+
+/// UCI moves: a list, or one string of them.
+#[derive(Deserialize)]
+#[serde(untagged, expecting = "a list of UCI moves, or one string of them")]
+enum MovesBody {
+    Text(String),
+    List(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AcceptBody {
+    moves: Option<MovesBody>,
+    candidate: Option<usize>,
+    fen: Option<String>,
+    note: Option<String>,
 }
 
 /// Reads the body of `POST /api/<name>`; `None` when `name` is no command
 /// this module reads.
 pub fn parse(name: &str, body: &[u8]) -> Option<Result<ControlCommand, BadBody>> {
-    let read = |allowed: &[&'static str]| {
-        let map = object(body)?;
-        check_keys(&map, allowed)?;
-        Ok(map)
-    };
     Some(match name {
-        "new-game" => read(&["fen", "chess960", "white", "black", "time_control"]).and_then(
-            |map: Map<String, Value>| {
-                let chess960 = match map.get("chess960") {
-                    None | Some(Value::Null) => None,
-                    Some(v) => Some(v.as_u64().filter(|n| *n < 960).ok_or_else(|| {
-                        BadBody::field("chess960", "`chess960` must be a number 0-959")
-                    })? as u32),
-                };
-                let fen = opt_str(&map, "fen")?;
-                if fen.is_some() && chess960.is_some() {
-                    return Err(BadBody::field(
-                        "chess960",
-                        "give `fen` or `chess960`, not both",
-                    ));
-                }
-                Ok(ControlCommand::NewGame(NewGame {
-                    fen,
-                    chess960,
-                    white: opt_tag(&map, "white")?,
-                    black: opt_tag(&map, "black")?,
-                    time_control: opt_str(&map, "time_control")?,
-                }))
-            },
-        ),
-        "promote" => read(&["piece"]).and_then(|map| {
-            let role = match req_str(&map, "piece")?.to_ascii_lowercase().as_str() {
-                "q" => Role::Queen,
-                "r" => Role::Rook,
-                "b" => Role::Bishop,
-                "n" => Role::Knight,
-                other => {
-                    return Err(BadBody::field(
-                        "piece",
-                        format!("`piece` must be one of q, r, b, n, not {}", quoted(other)),
-                    ));
-                }
-            };
-            Ok(ControlCommand::Promote(role))
+        "new-game" => new_game(body),
+        "promote" => promote(body),
+        "adjust" => read::<NoBody>(body, &[]).map(|_| ControlCommand::Adjust),
+        "resign" => {
+            read::<ResignBody>(body, &["side"]).map(|b| ControlCommand::Resign(b.side.into()))
+        }
+        "clock" => read::<ClockBody>(body, &["white_ms", "black_ms", "reason"]).map(|b| {
+            ControlCommand::SetClocks {
+                white_ms: b.white_ms,
+                black_ms: b.black_ms,
+                reason: b.reason,
+            }
         }),
-        "adjust" => read(&[]).map(|_| ControlCommand::Adjust),
-        "resign" => read(&["side"]).and_then(|map| Ok(ControlCommand::Resign(side(&map)?))),
-        "clock" => read(&["white_ms", "black_ms", "reason"]).and_then(|map| {
-            let ms = |key: &'static str| {
-                map.get(key).and_then(Value::as_u64).ok_or_else(|| {
-                    BadBody::field(
-                        key,
-                        format!("`{key}` must be a whole number of milliseconds"),
-                    )
-                })
-            };
-            Ok(ControlCommand::SetClocks {
-                white_ms: ms("white_ms")?,
-                black_ms: ms("black_ms")?,
-                reason: req_str(&map, "reason")?,
-            })
+        "draw" => draw(body),
+        "reinstate" => read::<ReinstateBody>(body, &["ply", "irregularity", "note"]).map(|b| {
+            ControlCommand::Reinstate {
+                ply: b.ply,
+                irregularity: match b.irregularity {
+                    IrregularityName::IllegalMove => Irregularity::IllegalMove,
+                    IrregularityName::Displaced => Irregularity::Displaced,
+                },
+                note: b.note,
+            }
         }),
-        "draw" => read(&["kind", "side", "reason"]).and_then(|map| {
-            let side = side(&map)?;
-            let reason = opt_str(&map, "reason")?;
-            let kind = match req_str(&map, "kind")?.as_str() {
-                "agree" => DrawKind::Agree,
-                "claim" => DrawKind::Claim(match reason.as_deref() {
-                    None => None,
-                    Some("threefold") => Some(touchmove_core::game::DrawClaim::Threefold),
-                    Some("fifty_moves") => Some(touchmove_core::game::DrawClaim::FiftyMoves),
-                    Some(other) => {
-                        return Err(BadBody::field(
-                            "reason",
-                            format!(
-                                "`reason` must be \"threefold\" or \"fifty_moves\", not {}",
-                                quoted(other)
-                            ),
-                        ));
-                    }
-                }),
-                other => {
-                    return Err(BadBody::field(
-                        "kind",
-                        format!(
-                            "`kind` must be \"agree\" or \"claim\", not {}",
-                            quoted(other)
-                        ),
-                    ));
-                }
-            };
-            Ok(ControlCommand::Draw { kind, side })
-        }),
-        "reinstate" => read(&["ply", "irregularity", "note"]).and_then(|map| {
-            use touchmove_core::inference::arbiter::Irregularity;
-            let ply = map.get("ply").and_then(Value::as_u64).ok_or_else(|| {
-                BadBody::field(
-                    "ply",
-                    "`ply` must be the last ply that remains (a whole number; 0 = the start)",
-                )
-            })? as usize;
-            let irregularity = match req_str(&map, "irregularity")?.as_str() {
-                "illegal_move" => Irregularity::IllegalMove,
-                "displaced" => Irregularity::Displaced,
-                other => {
-                    return Err(BadBody::field(
-                        "irregularity",
-                        format!(
-                            "`irregularity` must be \"illegal_move\" or \"displaced\", not {}",
-                            quoted(other)
-                        ),
-                    ));
-                }
-            };
-            Ok(ControlCommand::Reinstate {
-                ply,
-                irregularity,
-                note: opt_str(&map, "note")?,
-            })
-        }),
-        "accept-position" => read(&["moves", "candidate", "fen", "note"]).and_then(|map| {
-            let given: Vec<&str> = ["moves", "candidate", "fen"]
-                .into_iter()
-                .filter(|k| map.get(*k).is_some_and(|v| !v.is_null()))
-                .collect();
-            let accept = match given.as_slice() {
-                ["moves"] => {
-                    let moves = match &map["moves"] {
-                        Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
-                        Value::Array(items) => items
-                            .iter()
-                            .map(|v| v.as_str().map(str::to_owned))
-                            .collect::<Option<Vec<String>>>()
-                            .ok_or_else(|| {
-                                BadBody::field("moves", "`moves` must be UCI moves as strings")
-                            })?,
-                        _ => {
-                            return Err(BadBody::field(
-                                "moves",
-                                "`moves` must be a list of UCI moves or one string of them",
-                            ));
-                        }
-                    };
-                    Accept::Moves(moves)
-                }
-                ["candidate"] => Accept::Candidate(map["candidate"].as_u64().ok_or_else(|| {
-                    BadBody::field(
-                        "candidate",
-                        "`candidate` must be the index of a listed candidate (0 = the first)",
-                    )
-                })? as usize),
-                ["fen"] => Accept::Fen(req_str(&map, "fen")?),
-                _ => {
-                    return Err(BadBody {
-                        field: None,
-                        message: "give exactly one of `moves`, `candidate` or `fen`".into(),
-                    });
-                }
-            };
-            Ok(ControlCommand::AcceptPosition {
-                accept,
-                note: opt_str(&map, "note")?,
-            })
-        }),
+        "accept-position" => accept_position(body),
         _ => return None,
+    })
+}
+
+fn new_game(body: &[u8]) -> Result<ControlCommand, BadBody> {
+    let b: NewGameBody = read(body, &["fen", "chess960", "white", "black", "time_control"])?;
+    if b.chess960.is_some_and(|n| n >= 960) {
+        return Err(BadBody::field(
+            "chess960",
+            "`chess960` must be a number 0-959",
+        ));
+    }
+    if b.fen.is_some() && b.chess960.is_some() {
+        return Err(BadBody::field(
+            "chess960",
+            "give `fen` or `chess960`, not both",
+        ));
+    }
+    Ok(ControlCommand::NewGame(NewGame {
+        fen: b.fen,
+        chess960: b.chess960,
+        white: tag(b.white, "white")?,
+        black: tag(b.black, "black")?,
+        time_control: b.time_control,
+    }))
+}
+
+fn promote(body: &[u8]) -> Result<ControlCommand, BadBody> {
+    let b: PromoteBody = read(body, &["piece"])?;
+    let role = match b.piece.to_ascii_lowercase().as_str() {
+        "q" => Role::Queen,
+        "r" => Role::Rook,
+        "b" => Role::Bishop,
+        "n" => Role::Knight,
+        other => {
+            return Err(BadBody::field(
+                "piece",
+                format!("`piece` must be one of q, r, b, n, not {}", quoted(other)),
+            ));
+        }
+    };
+    Ok(ControlCommand::Promote(role))
+}
+
+fn draw(body: &[u8]) -> Result<ControlCommand, BadBody> {
+    let b: DrawBody = read(body, &["kind", "side", "reason"])?;
+    let kind = match b.kind {
+        DrawKindName::Agree => DrawKind::Agree,
+        DrawKindName::Claim => DrawKind::Claim(match b.reason.as_deref() {
+            None => None,
+            Some("threefold") => Some(DrawClaim::Threefold),
+            Some("fifty_moves") => Some(DrawClaim::FiftyMoves),
+            Some(other) => {
+                return Err(BadBody::field(
+                    "reason",
+                    format!(
+                        "`reason` must be \"threefold\" or \"fifty_moves\", not {}",
+                        quoted(other)
+                    ),
+                ));
+            }
+        }),
+    };
+    Ok(ControlCommand::Draw {
+        kind,
+        side: b.side.into(),
+    })
+}
+
+fn accept_position(body: &[u8]) -> Result<ControlCommand, BadBody> {
+    let b: AcceptBody = read(body, &["moves", "candidate", "fen", "note"])?;
+    let accept = match (b.moves, b.candidate, b.fen) {
+        (Some(MovesBody::Text(s)), None, None) => {
+            Accept::Moves(s.split_whitespace().map(str::to_owned).collect())
+        }
+        (Some(MovesBody::List(moves)), None, None) => Accept::Moves(moves),
+        (None, Some(candidate), None) => Accept::Candidate(candidate),
+        (None, None, Some(fen)) => Accept::Fen(fen),
+        _ => {
+            return Err(BadBody {
+                field: None,
+                message: "give exactly one of `moves`, `candidate` or `fen`".into(),
+            });
+        }
+    };
+    Ok(ControlCommand::AcceptPosition {
+        accept,
+        note: b.note,
     })
 }
 
@@ -397,10 +422,11 @@ mod tests {
             bad("reinstate", r#"{"irregularity":"displaced"}"#).field,
             Some("ply")
         );
-        assert_eq!(
-            bad("accept-position", r#"{"moves":[1]}"#).field,
-            Some("moves")
-        );
+        let moves = bad("accept-position", r#"{"moves":[1]}"#);
+        assert_eq!(moves.field, Some("moves"));
+        assert!(moves.message.contains("UCI moves"), "{}", moves.message);
+        let side = bad("resign", r#"{"side":"red"}"#);
+        assert!(side.message.contains("`white` or `black`"), "{}", side.message);
         assert!(
             bad("accept-position", r#"{"moves":"e2e4","fen":"x"}"#)
                 .message
