@@ -9,8 +9,8 @@ use shakmaty::{Bitboard, Chess, Position};
 use touchmove_core::game::pgn::PgnGame;
 use touchmove_core::inference::missed;
 use touchmove_core::replay::session_for;
-use touchmove_core::scan::Scan;
-use touchmove_core::trace::{Record, Trace};
+use touchmove_core::trace::Trace;
+use touchmove_synth::dense::DenseTrace;
 use touchmove_synth::{self as synth, HandStyle};
 
 fn main() {
@@ -27,55 +27,27 @@ fn games(n: usize) -> Vec<PgnGame> {
         .collect()
 }
 
-/// A trace as a 1 kHz board produces it: one scan every millisecond.
+/// A game as a 1 kHz board produces it: one scan every millisecond.
 struct Dense {
     trace: Trace,
-    scans: Vec<(u64, Bitboard)>,
-    buttons: Vec<(u64, Record)>,
+    dense: DenseTrace,
     plies: usize,
 }
 
 fn dense(game: &PgnGame, seed: u64) -> Dense {
-    let s = synth::from_pgn_game(game, &HandStyle::random(), seed);
-    let mut scans = Vec::new();
-    let mut buttons = Vec::new();
-    let mut current = Bitboard::EMPTY;
-    let mut t = 0;
-    for r in &s.trace.records {
-        while t < r.t {
-            scans.push((t, current));
-            t += 1;
-        }
-        match &r.record {
-            Record::Occupancy(bb) => current = *bb,
-            other => buttons.push((r.t, other.clone())),
-        }
-    }
-    scans.push((t, current));
+    let trace = synth::from_pgn_game(game, &HandStyle::random(), seed).trace;
     Dense {
-        trace: s.trace,
-        scans,
-        buttons,
+        dense: DenseTrace::of(&trace),
+        trace,
         plies: game.moves.len(),
     }
 }
 
 fn run(d: &Dense) -> usize {
     let mut session = session_for(&d.trace, None, None, None, None, None).unwrap();
-    let mut out = Vec::with_capacity(64);
-    let mut b = 0;
-    for &(t, occ) in &d.scans {
-        while b < d.buttons.len() && d.buttons[b].0 <= t {
-            match &d.buttons[b].1 {
-                Record::Clock(side) => session.clock_button(t, *side, &mut out),
-                Record::Promote(role) => session.promote(t, *role, &mut out),
-                _ => {}
-            }
-            b += 1;
-        }
-        session.scan(t, &Scan::Occupancy(occ), &mut out).unwrap();
-        out.clear();
-    }
+    d.dense
+        .drive(&mut session, &mut Vec::with_capacity(64))
+        .unwrap();
     session.game().ply()
 }
 
@@ -87,7 +59,7 @@ fn replay_scans(bencher: Bencher) {
         .enumerate()
         .map(|(i, g)| dense(g, i as u64))
         .collect();
-    let scans: usize = traces.iter().map(|d| d.scans.len()).sum();
+    let scans: usize = traces.iter().map(|d| d.dense.scans.len()).sum();
     bencher.counter(ItemsCount::new(scans)).bench(|| {
         let mut plies = 0;
         for d in &traces {

@@ -11,11 +11,9 @@
 //! `TOUCHMOVE_SCAN_COST_GAMES` sets the number of games (default 1).
 use std::path::Path;
 
-use shakmaty::Bitboard;
 use touchmove_core::game::pgn::PgnGame;
 use touchmove_core::replay::session_for;
-use touchmove_core::scan::Scan;
-use touchmove_core::trace::{Record, Trace};
+use touchmove_synth::dense::DenseTrace;
 use touchmove_synth::{self as synth, HandStyle};
 
 fn games(n: usize) -> Vec<PgnGame> {
@@ -26,38 +24,6 @@ fn games(n: usize) -> Vec<PgnGame> {
         .map(Result::unwrap)
         .take(n)
         .collect()
-}
-
-/// A game as a 1 kHz board reports it: one occupancy scan every
-/// millisecond, and the clock and promotion inputs at their times.
-struct Dense {
-    trace: Trace,
-    scans: Vec<(u64, Bitboard)>,
-    inputs: Vec<(u64, Record)>,
-}
-
-fn dense(game: &PgnGame, seed: u64) -> Dense {
-    let s = synth::from_pgn_game(game, &HandStyle::random(), seed);
-    let mut scans = Vec::new();
-    let mut inputs = Vec::new();
-    let mut current = Bitboard::EMPTY;
-    let mut t = 0;
-    for r in &s.trace.records {
-        while t < r.t {
-            scans.push((t, current));
-            t += 1;
-        }
-        match &r.record {
-            Record::Occupancy(bb) => current = *bb,
-            other => inputs.push((r.t, other.clone())),
-        }
-    }
-    scans.push((t, current));
-    Dense {
-        trace: s.trace,
-        scans,
-        inputs,
-    }
 }
 
 #[test]
@@ -72,27 +38,13 @@ fn a_1khz_board_through_the_session_concludes_every_ply() {
     let mut scans = 0;
     let mut plies = 0;
     for (i, game) in games.iter().enumerate() {
-        let d = dense(game, i as u64);
-        let mut session = session_for(&d.trace, None, None, None, None, None).unwrap();
+        let trace = synth::from_pgn_game(game, &HandStyle::random(), i as u64).trace;
+        let d = DenseTrace::of(&trace);
+        let mut session = session_for(&trace, None, None, None, None, None).unwrap();
         if !feed {
             continue;
         }
-        let mut out = Vec::with_capacity(64);
-        let mut next = 0;
-        for &(t, occupancy) in &d.scans {
-            while next < d.inputs.len() && d.inputs[next].0 <= t {
-                match &d.inputs[next].1 {
-                    Record::Clock(side) => session.clock_button(t, *side, &mut out),
-                    Record::Promote(role) => session.promote(t, *role, &mut out),
-                    _ => {}
-                }
-                next += 1;
-            }
-            session
-                .scan(t, &Scan::Occupancy(occupancy), &mut out)
-                .unwrap();
-            out.clear();
-        }
+        d.drive(&mut session, &mut Vec::with_capacity(64)).unwrap();
         assert_eq!(
             session.game().ply(),
             game.moves.len(),

@@ -13,8 +13,8 @@ use std::io::{BufRead as _, BufReader, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
@@ -23,6 +23,8 @@ use touchmove_core::clock::TimeControl;
 use touchmove_core::events::{Event, EventKind};
 use touchmove_core::replay::{drive, session_for};
 use touchmove_synth::{self as synth, HandStyle};
+
+mod process;
 
 const KILLS: usize = 100;
 const TIME_CONTROL: &str = "90+30";
@@ -39,36 +41,15 @@ fn fresh(dir: &Path, name: &str) -> PathBuf {
 
 /// A daemon on `trace` and `db`; returns it and the address it serves.
 fn daemon(db: &Path, trace: &Path) -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_touchmove"))
-        .args(["run", "--bind", "127.0.0.1:0", "--speed", SPEED])
+    let mut command = process::touchmove_run();
+    command
+        .args(["--bind", "127.0.0.1:0", "--speed", SPEED])
         .args(["--time-control", TIME_CONTROL, "--trace"])
         .arg(trace)
         .arg("--journal")
         .arg(db)
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .env_remove("NOTIFY_SOCKET")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the touchmove binary runs");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut tx = Some(tx);
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Some(rest) = line.split("serving http://").nth(1)
-                && let Some(tx) = tx.take()
-            {
-                let addr: SocketAddr = rest.trim_end_matches('/').trim().parse().unwrap();
-                let _ = tx.send(addr);
-            }
-        }
-    });
-    let addr = rx
-        .recv_timeout(Duration::from_secs(20))
-        .expect("the daemon says where it serves");
-    (child, addr)
+        .stderr(Stdio::null());
+    process::spawn_serving(command, |_| {})
 }
 
 /// One SSE event a client received.

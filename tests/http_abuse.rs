@@ -3,12 +3,14 @@
 //! half of one) must not keep `/health` from answering; idle sockets are
 //! closed after the header timeout; live streams beyond the cap get 503
 //! while `/health` still answers.
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use touchmove_wire::serve::{Limits, raise_open_files_limit};
+
+mod process;
 
 const OPEN_FILES: u64 = 1024;
 
@@ -26,35 +28,15 @@ impl Drop for Daemon {
 
 /// The demo with at most `OPEN_FILES` open files (soft and hard).
 fn demo() -> Daemon {
-    let mut child = Command::new("sh")
+    let mut command = Command::new("sh");
+    command
         .arg("-c")
         .arg(format!(
             "ulimit -n {OPEN_FILES} && exec \"$0\" run --demo --seed 7 --bind 127.0.0.1:0"
         ))
         .arg(env!("CARGO_BIN_EXE_touchmove"))
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .env_remove("NOTIFY_SOCKET")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("sh runs the touchmove binary");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut tx = Some(tx);
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Some(rest) = line.split("http://").nth(1)
-                && let Some(tx) = tx.take()
-            {
-                let addr = rest.split('/').next().unwrap().parse().unwrap();
-                let _ = tx.send(addr);
-            }
-        }
-    });
-    let addr = rx
-        .recv_timeout(Duration::from_secs(20))
-        .expect("the daemon says where it serves");
+        .stderr(Stdio::null());
+    let (child, addr) = process::spawn_serving(command, |_| {});
     Daemon { child, addr }
 }
 

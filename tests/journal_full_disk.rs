@@ -14,7 +14,7 @@ use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use touchmove_board::outputs::journal::Journal;
@@ -22,6 +22,8 @@ use touchmove_core::clock::TimeControl;
 use touchmove_core::events::{Event, EventKind};
 use touchmove_core::replay::{drive, session_for};
 use touchmove_synth::{self as synth, HandStyle};
+
+mod process;
 
 const TIME_CONTROL: &str = "90+30";
 
@@ -95,38 +97,20 @@ impl Drop for Daemon {
 }
 
 fn daemon(db: &Path, trace: &Path, speed: f64) -> (Daemon, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_touchmove"))
-        .args(["run", "--bind", "127.0.0.1:0", "--speed"])
+    let mut command = process::touchmove_run();
+    command
+        .args(["--bind", "127.0.0.1:0", "--speed"])
         .arg(speed.to_string())
         .args(["--time-control", TIME_CONTROL, "--trace"])
         .arg(trace)
         .arg("--journal")
         .arg(db)
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .env_remove("NOTIFY_SOCKET")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the touchmove binary runs");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut tx = Some(tx);
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.contains("journal") {
-                eprintln!("daemon: {line}");
-            }
-            if let Some(rest) = line.split("serving http://").nth(1)
-                && let Some(tx) = tx.take()
-            {
-                let _ = tx.send(rest.trim_end_matches('/').trim().parse().unwrap());
-            }
+        .stderr(Stdio::inherit());
+    let (child, addr) = process::spawn_serving(command, |line| {
+        if line.contains("journal") {
+            eprintln!("daemon: {line}");
         }
     });
-    let addr = rx
-        .recv_timeout(Duration::from_secs(20))
-        .expect("the daemon says where it serves");
     (Daemon(child), addr)
 }
 

@@ -4,7 +4,6 @@
 //! and a hall subscriber (user `hall`) checks what arrives on the board's
 //! topics against `touchmove replay --events`.
 use std::collections::BTreeMap;
-use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,6 +23,8 @@ use touchmove_testkit::mosquitto::{BrokerSetup, Mosquitto};
 use touchmove_wire::mqtt::{
     BoardTopics, Channel, EventMessage, ReplayRequest, hall_filter, wall_ms_now,
 };
+
+mod process;
 
 const HALL: &str = "open";
 const TIME_CONTROL: &str = "90+30";
@@ -371,8 +372,9 @@ impl BoardProcess {
         trace: &Path,
         db: &Path,
     ) -> BoardProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_touchmove"))
-            .args(["run", "--bind", "127.0.0.1:0", "--speed", "40"])
+        let mut command = process::touchmove_run();
+        command
+            .args(["--bind", "127.0.0.1:0", "--speed", "40"])
             .args(["--time-control", TIME_CONTROL, "--trace"])
             .arg(trace)
             .arg("--journal")
@@ -388,20 +390,11 @@ impl BoardProcess {
             .arg("--mqtt-password-file")
             .arg(password)
             .args(["--mqtt-keep-alive", "2"])
-            .env("RUST_LOG", "info")
-            .env("NO_COLOR", "1")
-            .env_remove("NOTIFY_SOCKET")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the touchmove binary runs");
-        let stdout = child.stdout.take().unwrap();
+            .stderr(Stdio::null());
         let log = Arc::new(Mutex::new(Vec::new()));
         let lines = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                lines.lock().unwrap().push(line);
-            }
+        let (child, _) = process::spawn_serving(command, move |line| {
+            lines.lock().unwrap().push(line.to_owned());
         });
         BoardProcess { child, log }
     }

@@ -16,6 +16,7 @@
 //!   (Articles 1.1, 4.6, 6.7); some nudge pieces while thinking.
 //!
 //! The same seed, style and moves always give the same trace.
+pub mod dense;
 pub mod faults;
 pub mod hands;
 mod moves;

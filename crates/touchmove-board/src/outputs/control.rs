@@ -426,7 +426,11 @@ mod tests {
         assert_eq!(moves.field, Some("moves"));
         assert!(moves.message.contains("UCI moves"), "{}", moves.message);
         let side = bad("resign", r#"{"side":"red"}"#);
-        assert!(side.message.contains("`white` or `black`"), "{}", side.message);
+        assert!(
+            side.message.contains("`white` or `black`"),
+            "{}",
+            side.message
+        );
         assert!(
             bad("accept-position", r#"{"moves":"e2e4","fen":"x"}"#)
                 .message
