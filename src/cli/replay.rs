@@ -9,7 +9,7 @@ use touchmove_core::events::Event;
 use touchmove_core::filter::Classify;
 use touchmove_core::game::Profile;
 use touchmove_core::game::pgn::{self, Tags};
-use touchmove_core::replay::{drive_numbered, parse_time_control, session_for_with};
+use touchmove_core::replay::{SessionSetup, drive_numbered, parse_time_control};
 use touchmove_core::session::Session;
 use touchmove_core::trace::{self, Trace};
 
@@ -86,20 +86,15 @@ impl SessionArgs {
             .as_deref()
             .map(parse_time_control)
             .transpose()?;
-        let nudge_ms = self.nudge_ms;
-        let session = session_for_with(
-            trace,
-            self.profile,
-            self.start_fen.as_deref(),
-            time_control.clone(),
-            self.settle_ms,
+        let session = SessionSetup {
+            profile: self.profile,
+            start_fen: self.start_fen.as_deref(),
+            time_control: time_control.clone(),
+            settle_ms: self.settle_ms,
+            nudge_ms: self.nudge_ms,
             classifier,
-            |inference| {
-                if let Some(ms) = nudge_ms {
-                    inference.nudge_ms = ms;
-                }
-            },
-        )?;
+        }
+        .build(trace)?;
         Ok((session, time_control))
     }
 }

@@ -105,7 +105,66 @@ pub enum SetupError {
     HeaderStartFen(StartError),
 }
 
-/// Sets up a session for `trace` from its header and the overrides.
+/// How a session is set up for a trace: its header's profile and start,
+/// with these overrides (`None`: the header's or the default).
+#[derive(Default)]
+pub struct SessionSetup<'a> {
+    pub profile: Option<Profile>,
+    /// FEN, X-FEN, `standard` or `chess960:N`.
+    pub start_fen: Option<&'a str>,
+    pub time_control: Option<TimeControl>,
+    /// How long a piece must stand to count as released (4.6).
+    pub settle_ms: Option<Millis>,
+    /// A lift shorter than this, back on its square, is a brush (4.3).
+    pub nudge_ms: Option<Millis>,
+    /// Reads analog scans (a calibrated Hall-sensor board).
+    pub classifier: Option<Box<dyn Classify>>,
+}
+
+impl SessionSetup<'_> {
+    /// The session for `trace`. A trace with clock presses, or a time
+    /// control, completes moves at the press (6.7); else on settling.
+    pub fn build(self, trace: &Trace) -> Result<Session, SetupError> {
+        let profile = match self.profile {
+            Some(p) => p,
+            None => match &trace.header.profile {
+                Some(name) => name.parse().map_err(SetupError::HeaderProfile)?,
+                None => Profile::FideStandard,
+            },
+        };
+        let start = match (self.start_fen, trace.header.start_fen.as_deref()) {
+            (Some(fen), _) => Start::parse(fen).map_err(SetupError::StartFen)?,
+            (None, Some(fen)) => Start::parse(fen).map_err(SetupError::HeaderStartFen)?,
+            (None, None) => Start::standard(),
+        };
+        let has_clock = trace
+            .records
+            .iter()
+            .any(|r| matches!(r.record, Record::Clock(_)));
+        let defaults = InferenceConfig::default();
+        let inference = InferenceConfig {
+            completion: if has_clock || self.time_control.is_some() {
+                Completion::ClockPress
+            } else {
+                Completion::Settle
+            },
+            settle_ms: self.settle_ms.unwrap_or(defaults.settle_ms),
+            nudge_ms: self.nudge_ms.unwrap_or(defaults.nudge_ms),
+            ..defaults
+        };
+        let config = SessionConfig {
+            start,
+            profile,
+            inference,
+            time_control: self.time_control,
+            ..SessionConfig::default()
+        };
+        Ok(Session::new(config, self.classifier))
+    }
+}
+
+/// Sets up a session for `trace` from its header and the overrides (a
+/// shorthand of [`SessionSetup`]).
 pub fn session_for(
     trace: &Trace,
     profile: Option<Profile>,
@@ -114,63 +173,15 @@ pub fn session_for(
     settle_ms: Option<Millis>,
     classifier: Option<Box<dyn Classify>>,
 ) -> Result<Session, SetupError> {
-    session_for_with(
-        trace,
+    SessionSetup {
         profile,
         start_fen,
         time_control,
         settle_ms,
+        nudge_ms: None,
         classifier,
-        |_| {},
-    )
-}
-
-/// [`session_for`], with the hand tracker's settings adjusted by `tune`.
-pub fn session_for_with(
-    trace: &Trace,
-    profile: Option<Profile>,
-    start_fen: Option<&str>,
-    time_control: Option<TimeControl>,
-    settle_ms: Option<Millis>,
-    classifier: Option<Box<dyn Classify>>,
-    tune: impl FnOnce(&mut InferenceConfig),
-) -> Result<Session, SetupError> {
-    let profile = match profile {
-        Some(p) => p,
-        None => match &trace.header.profile {
-            Some(name) => name.parse().map_err(SetupError::HeaderProfile)?,
-            None => Profile::FideStandard,
-        },
-    };
-    let start = match (start_fen, trace.header.start_fen.as_deref()) {
-        (Some(fen), _) => Start::parse(fen).map_err(SetupError::StartFen)?,
-        (None, Some(fen)) => Start::parse(fen).map_err(SetupError::HeaderStartFen)?,
-        (None, None) => Start::standard(),
-    };
-    let has_clock = trace
-        .records
-        .iter()
-        .any(|r| matches!(r.record, Record::Clock(_)));
-    let mut inference = InferenceConfig {
-        completion: if has_clock || time_control.is_some() {
-            Completion::ClockPress
-        } else {
-            Completion::Settle
-        },
-        ..InferenceConfig::default()
-    };
-    if let Some(ms) = settle_ms {
-        inference.settle_ms = ms;
     }
-    tune(&mut inference);
-    let config = SessionConfig {
-        start,
-        profile,
-        inference,
-        time_control,
-        ..SessionConfig::default()
-    };
-    Ok(Session::new(config, classifier))
+    .build(trace)
 }
 
 /// A record a session could not take, named by its place in the trace.
