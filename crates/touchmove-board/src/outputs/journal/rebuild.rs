@@ -74,39 +74,59 @@ pub fn rebuild<'a>(
     profile: Profile,
     events: impl IntoIterator<Item = &'a Event>,
 ) -> Result<Rebuilt, RebuildError> {
-    let mut game = Game::new(start.clone(), profile);
+    let mut rebuilder = Rebuilder {
+        start,
+        game: Game::new(start.clone(), profile),
+        clock: None,
+        used: ByColor::default(),
+        pending: Vec::new(),
+    };
     let mut last: Option<&Event> = None;
-    let mut clock: Option<LastClock> = None;
-    // Time each side has used on the move in progress (the `[%emt]`).
-    let mut used: ByColor<Millis> = ByColor::default();
-    let mut pending: Vec<Event> = Vec::new();
     for event in events {
-        let seq = event.seq;
-        let fail = |reason: String| RebuildError { seq, reason };
         let expected = last.map_or(0, |e| e.seq + 1);
-        if seq != expected {
-            return Err(fail(format!(
-                "out of sequence: expected event {expected} here"
-            )));
+        if event.seq != expected {
+            return Err(RebuildError {
+                seq: event.seq,
+                reason: format!("out of sequence: expected event {expected} here"),
+            });
         }
+        rebuilder.take(event).map_err(|reason| RebuildError {
+            seq: event.seq,
+            reason,
+        })?;
+        last = Some(event);
+    }
+    Ok(Rebuilt {
+        game: rebuilder.game,
+        last_seq: last.map(|e| e.seq),
+        last_t_ms: last.map(|e| e.t_ms),
+        clock: rebuilder.clock,
+        pending_alerts: rebuilder.pending,
+    })
+}
+
+/// The game as rebuilt so far, and what the next event is checked against.
+struct Rebuilder<'s> {
+    start: &'s Start,
+    game: Game,
+    clock: Option<LastClock>,
+    /// Time each side has used on the move in progress (the `[%emt]`).
+    used: ByColor<Millis>,
+    /// Alerts not yet answered by a move, a completion or a restoration.
+    pending: Vec<Event>,
+}
+
+impl Rebuilder<'_> {
+    /// Takes the next event (in sequence); `Err`: why it does not follow.
+    fn take(&mut self, event: &Event) -> Result<(), String> {
         let t = event.t_ms;
         match &event.kind {
-            EventKind::GameStarted { fen, .. } => {
-                if seq != 0 {
-                    return Err(fail("a second game_started inside the game".into()));
-                }
-                if *fen != start.fen() {
-                    return Err(fail(format!(
-                        "game_started on {fen}, but the game starts from {}",
-                        start.fen()
-                    )));
-                }
-            }
-            _ if seq == 0 => {
-                return Err(fail(format!(
+            EventKind::GameStarted { fen, .. } => self.started(event.seq, fen)?,
+            _ if event.seq == 0 => {
+                return Err(format!(
                     "the first event is {}, not game_started",
                     event.kind.name()
-                )));
+                ));
             }
             EventKind::Move {
                 ply,
@@ -116,45 +136,12 @@ pub fn rebuild<'a>(
                 fen,
                 ..
             } => {
-                let mv = uci
-                    .parse::<UciMove>()
-                    .map_err(|e| fail(format!("move {uci:?}: {e}")))?
-                    .to_move(game.position())
-                    .map_err(|_| fail(format!("move {uci} is not legal in {}", game.fen())))?;
-                let mover = game.turn();
-                let played = game
-                    .play(&mv, t)
-                    .map_err(|e| fail(format!("move {uci}: {e}")))?;
-                let recorded_san = game.moves().last().map(|m| m.san.to_string());
-                if played.ply != *ply
-                    || Side::from(mover) != *side
-                    || recorded_san.as_deref() != Some(san.as_str())
-                    || game.fen() != *fen
-                {
-                    return Err(fail(format!(
-                        "move {uci} is ply {} {} by {mover:?} giving {}; the event says ply {ply} {san} by {side:?} giving {fen}",
-                        played.ply,
-                        recorded_san.unwrap_or_default(),
-                        game.fen()
-                    )));
-                }
-                pending.clear();
+                self.moved(t, *ply, *side, san, uci, fen)?;
+                self.pending.clear();
             }
             EventKind::Takeback { ply, fen } => {
-                let back = game.ply().checked_sub(*ply).ok_or_else(|| {
-                    fail(format!(
-                        "takeback to ply {ply}, but the game has {} plies",
-                        game.ply()
-                    ))
-                })?;
-                game.take_back(back).map_err(|e| fail(e.to_string()))?;
-                if game.fen() != *fen {
-                    return Err(fail(format!(
-                        "takeback to ply {ply} gives {}, the event says {fen}",
-                        game.fen()
-                    )));
-                }
-                pending.clear();
+                self.took_back(*ply, fen)?;
+                self.pending.clear();
             }
             EventKind::IllegalMove {
                 side,
@@ -162,91 +149,159 @@ pub fn rebuild<'a>(
                 count,
                 ..
             } => {
-                let ruling = game.complete_illegal_move((*side).into());
+                let ruling = self.game.complete_illegal_move((*side).into());
                 if ruling.count != *count {
-                    return Err(fail(format!(
+                    return Err(format!(
                         "completed illegal move number {} of {side:?}, the event says {count}",
                         ruling.count
-                    )));
+                    ));
                 }
-                pending.push(event.clone());
+                self.pending.push(event.clone());
             }
             EventKind::Clock {
                 white_ms,
                 black_ms,
                 running,
                 reason,
-            } => {
-                if let Some(previous) = clock
-                    && let Some(side) = previous.running
-                {
-                    used[Color::from(side)] += t.saturating_sub(previous.t_ms);
-                }
-                let reading = LastClock {
+            } => self.clock(
+                LastClock {
                     t_ms: t,
                     white_ms: *white_ms,
                     black_ms: *black_ms,
                     running: *running,
-                };
-                if reason.as_deref() == Some("press")
-                    && let Some(mover) = game.moves().last().map(|m| m.side)
-                {
-                    // Article 6.7: the press completes the last move.
-                    game.set_clock(game.ply(), reading.ms(mover), Some(used[mover]));
-                    used[mover] = 0;
-                } else if reason.as_deref() == Some("finish")
-                    && let Some(last) = game.moves().last()
-                    && last.clock_ms.is_none()
-                    && clock
-                        .and_then(|c| c.running)
-                        .is_some_and(|side| Color::from(side) == last.side)
-                {
-                    // The move that ended the game, never pressed: the
-                    // clock's reading at the end.
-                    let mover = last.side;
-                    game.set_clock(game.ply(), reading.ms(mover), None);
-                }
-                clock = Some(reading);
-            }
-            EventKind::GameOver { result, reason } => {
-                let stated = outcome(result)
-                    .ok_or_else(|| fail(format!("game_over with result {result:?}")))?;
-                let why = EndReason::from_name(reason)
-                    .ok_or_else(|| fail(format!("game_over with reason {reason:?}")))?;
-                match game.end() {
-                    Some(end) if end.outcome == stated && end.reason == why => {}
-                    Some(end) => {
-                        return Err(fail(format!(
-                            "game_over {result} ({reason}), but the record ended {} ({})",
-                            end.result(),
-                            end.reason.name()
-                        )));
-                    }
-                    None => {
-                        game.finish(GameEnd {
-                            outcome: stated,
-                            reason: why,
-                        });
-                    }
-                }
-            }
-            EventKind::MoveCompleted { .. } | EventKind::Restored { .. } => pending.clear(),
+                },
+                reason.as_deref(),
+            ),
+            EventKind::GameOver { result, reason } => self.over(result, reason)?,
+            EventKind::MoveCompleted { .. } | EventKind::Restored { .. } => self.pending.clear(),
             EventKind::Displaced { .. } => {
-                pending.retain(|e| !matches!(e.kind, EventKind::Displaced { .. }));
-                pending.push(event.clone());
+                self.pending
+                    .retain(|e| !matches!(e.kind, EventKind::Displaced { .. }));
+                self.pending.push(event.clone());
             }
-            kind if kind.is_alert() => pending.push(event.clone()),
+            kind if kind.is_alert() => self.pending.push(event.clone()),
             _ => {}
         }
-        last = Some(event);
+        Ok(())
     }
-    Ok(Rebuilt {
-        game,
-        last_seq: last.map(|e| e.seq),
-        last_t_ms: last.map(|e| e.t_ms),
-        clock,
-        pending_alerts: pending,
-    })
+
+    fn started(&self, seq: u64, fen: &str) -> Result<(), String> {
+        if seq != 0 {
+            return Err("a second game_started inside the game".into());
+        }
+        if fen != self.start.fen() {
+            return Err(format!(
+                "game_started on {fen}, but the game starts from {}",
+                self.start.fen()
+            ));
+        }
+        Ok(())
+    }
+
+    /// A move made (4.6): legal, and the ply, side, SAN and FEN the event says.
+    fn moved(
+        &mut self,
+        t: Millis,
+        ply: usize,
+        side: Side,
+        san: &str,
+        uci: &str,
+        fen: &str,
+    ) -> Result<(), String> {
+        let game = &mut self.game;
+        let mv = uci
+            .parse::<UciMove>()
+            .map_err(|e| format!("move {uci:?}: {e}"))?
+            .to_move(game.position())
+            .map_err(|_| format!("move {uci} is not legal in {}", game.fen()))?;
+        let mover = game.turn();
+        let played = game.play(&mv, t).map_err(|e| format!("move {uci}: {e}"))?;
+        let recorded_san = game.moves().last().map(|m| m.san.to_string());
+        if played.ply != ply
+            || Side::from(mover) != side
+            || recorded_san.as_deref() != Some(san)
+            || game.fen() != fen
+        {
+            return Err(format!(
+                "move {uci} is ply {} {} by {mover:?} giving {}; the event says ply {ply} {san} by {side:?} giving {fen}",
+                played.ply,
+                recorded_san.unwrap_or_default(),
+                game.fen()
+            ));
+        }
+        Ok(())
+    }
+
+    fn took_back(&mut self, ply: usize, fen: &str) -> Result<(), String> {
+        let game = &mut self.game;
+        let back = game.ply().checked_sub(ply).ok_or_else(|| {
+            format!(
+                "takeback to ply {ply}, but the game has {} plies",
+                game.ply()
+            )
+        })?;
+        game.take_back(back).map_err(|e| e.to_string())?;
+        if game.fen() != fen {
+            return Err(format!(
+                "takeback to ply {ply} gives {}, the event says {fen}",
+                game.fen()
+            ));
+        }
+        Ok(())
+    }
+
+    /// A clock reading: a press completes the last move with the mover's
+    /// time (6.7); the reading at the end times a move never pressed.
+    fn clock(&mut self, reading: LastClock, reason: Option<&str>) {
+        let game = &mut self.game;
+        if let Some(previous) = self.clock
+            && let Some(side) = previous.running
+        {
+            self.used[Color::from(side)] += reading.t_ms.saturating_sub(previous.t_ms);
+        }
+        if reason == Some("press")
+            && let Some(mover) = game.moves().last().map(|m| m.side)
+        {
+            game.set_clock(game.ply(), reading.ms(mover), Some(self.used[mover]));
+            self.used[mover] = 0;
+        } else if reason == Some("finish")
+            && let Some(last) = game.moves().last()
+            && last.clock_ms.is_none()
+            && self
+                .clock
+                .and_then(|c| c.running)
+                .is_some_and(|side| Color::from(side) == last.side)
+        {
+            // The move that ended the game, never pressed: the clock's
+            // reading at the end.
+            let mover = last.side;
+            game.set_clock(game.ply(), reading.ms(mover), None);
+        }
+        self.clock = Some(reading);
+    }
+
+    /// The end of the game: the record's own end, or the one the event
+    /// states (a resignation, an agreement, the arbiter).
+    fn over(&mut self, result: &str, reason: &str) -> Result<(), String> {
+        let stated = outcome(result).ok_or_else(|| format!("game_over with result {result:?}"))?;
+        let why = EndReason::from_name(reason)
+            .ok_or_else(|| format!("game_over with reason {reason:?}"))?;
+        match self.game.end() {
+            Some(end) if end.outcome == stated && end.reason == why => Ok(()),
+            Some(end) => Err(format!(
+                "game_over {result} ({reason}), but the record ended {} ({})",
+                end.result(),
+                end.reason.name()
+            )),
+            None => {
+                self.game.finish(GameEnd {
+                    outcome: stated,
+                    reason: why,
+                });
+                Ok(())
+            }
+        }
+    }
 }
 
 #[cfg(test)]
