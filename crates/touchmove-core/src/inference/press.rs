@@ -108,11 +108,7 @@ impl Inference {
                     self.turn.touches.clear();
                     self.make_move(t, m);
                     self.restored(t);
-                    if let Some(ply) = self.awaiting_press.take() {
-                        self.emit(t, EventKind::MoveCompleted { ply });
-                        return PressMeaning::Completed { ply };
-                    }
-                    return PressMeaning::Ignored("the move ended the game");
+                    return completed(self.complete_awaiting(t));
                 }
                 self.hypothesise(t, cands.into_iter().map(|m| vec![m]).collect());
                 PressMeaning::Ignored("several legal moves explain the board")
@@ -138,11 +134,7 @@ impl Inference {
                 }
                 if let Some(m) = self.pick(&cands) {
                     self.make_move(t, m);
-                    if let Some(ply) = self.awaiting_press.take() {
-                        self.emit(t, EventKind::MoveCompleted { ply });
-                        return PressMeaning::Completed { ply };
-                    }
-                    return PressMeaning::Ignored("the move ended the game");
+                    return completed(self.complete_awaiting(t));
                 }
                 let from = self
                     .turn
@@ -193,6 +185,12 @@ impl Inference {
         }
         let m = self.pick(&self.candidates(self.board, true))?;
         self.make_move(t, m);
+        self.complete_awaiting(t)
+    }
+
+    /// The press completes the move just made (6.7): `None` when the move
+    /// ended the game and nothing awaits a press.
+    fn complete_awaiting(&mut self, t: Millis) -> Option<usize> {
         let ply = self.awaiting_press.take()?;
         self.emit(t, EventKind::MoveCompleted { ply });
         Some(ply)
@@ -225,5 +223,14 @@ impl Inference {
             self.alert = Alert::Reinstate;
         }
         PressMeaning::Illegal(ruling)
+    }
+}
+
+/// What a press that made a move meant: its completion, or nothing to
+/// complete when the move ended the game.
+fn completed(ply: Option<usize>) -> PressMeaning {
+    match ply {
+        Some(ply) => PressMeaning::Completed { ply },
+        None => PressMeaning::Ignored("the move ended the game"),
     }
 }
