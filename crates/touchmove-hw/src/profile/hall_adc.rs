@@ -88,7 +88,7 @@ impl Checker {
     }
 
     /// `adc-inputs`: the ADC input of each multiplexer, one of the ADC's
-    /// `inputs` and each used once.
+    /// `inputs` and each used once. A missing entry reads as input 0.
     fn adc_inputs(&mut self, values: &[i64], inputs: i64) -> [u8; 4] {
         if values.len() != 4 {
             self.problem(
@@ -107,10 +107,73 @@ impl Checker {
                     key,
                     format!("input {value} does not exist (0 to {})", inputs - 1),
                 );
-            } else if values[..m].contains(&value) {
+            } else if values[..m.min(values.len())].contains(&value) {
                 self.problem(key, format!("input {value} is given to two multiplexers"));
             }
             value.clamp(0, 7) as u8
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::super::{ProfileProblem, parse};
+
+    fn problems(adc_inputs: &str) -> Vec<ProfileProblem> {
+        let text = format!(
+            "name = \"h\"\nbackend = \"hall-adc\"\nscan-rate-hz = 10\nsettle-us = 10\n\
+             orientation = \"identity\"\n\n[hall-adc]\nselect = [5, 6, 13, 19]\n\
+             adc-inputs = {adc_inputs}\n\n[hall-adc.ads1115]\nbus = 1\naddress = 0x48\n"
+        );
+        match parse(&text, Path::new("hw/h.toml")) {
+            Ok(profile) => panic!("accepted: {profile:?}"),
+            Err(e) => e.problems().to_vec(),
+        }
+    }
+
+    fn keys(problems: &[ProfileProblem]) -> Vec<&str> {
+        problems.iter().map(|p| p.key.as_str()).collect()
+    }
+
+    #[test]
+    fn too_few_adc_inputs_are_reported_not_a_panic() {
+        let none = problems("[]");
+        assert_eq!(keys(&none), ["hall-adc.adc-inputs"]);
+        assert_eq!(
+            none[0].message,
+            "has 0 entries, expected 4 (the ADC input of each multiplexer)"
+        );
+        // A missing entry reads as input 0, here given twice.
+        let one = problems("[0]");
+        assert_eq!(
+            keys(&one),
+            [
+                "hall-adc.adc-inputs",
+                "hall-adc.adc-inputs[1]",
+                "hall-adc.adc-inputs[2]",
+                "hall-adc.adc-inputs[3]"
+            ]
+        );
+        assert_eq!(one[1].message, "input 0 is given to two multiplexers");
+    }
+
+    #[test]
+    fn adc_inputs_outside_the_adc_or_given_twice_are_named() {
+        let found = problems("[0, 4, 1, 1]");
+        assert_eq!(
+            found,
+            [
+                ProfileProblem {
+                    key: "hall-adc.adc-inputs[1]".into(),
+                    message: "input 4 does not exist (0 to 3)".into(),
+                },
+                ProfileProblem {
+                    key: "hall-adc.adc-inputs[3]".into(),
+                    message: "input 1 is given to two multiplexers".into(),
+                },
+            ]
+        );
     }
 }
