@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use pgn_reader::{KnownOutcome, Outcome, RawComment, RawTag, Reader, SanPlus, Visitor};
 use shakmaty::{Chess, Move, Position};
 
-use super::record::Game;
+use super::record::{Game, PlayedMove};
 use super::start::Start;
 use super::tag_value::TagValue;
 use crate::Millis;
@@ -70,6 +70,19 @@ fn escape(value: &str) -> String {
 /// a clock ran, lines of at most 80 characters, and the result.
 pub fn write(game: &Game, tags: &Tags) -> String {
     let result = game.end().map_or_else(|| "*".to_owned(), |e| e.result());
+    let mut out = tag_section(game, tags, &result);
+    out.push('\n');
+    let mut tokens = movetext(game);
+    tokens.push(result);
+    out.push_str(&wrap(tokens));
+    out.push_str("\n\n");
+    out
+}
+
+/// The tag pairs, one a line: the Seven Tag Roster (with `result`), the
+/// start when not the standard one, `TimeControl`, `Termination` when the
+/// game is over, then the further tags.
+fn tag_section(game: &Game, tags: &Tags, result: &str) -> String {
     let mut out = String::new();
     let mut tag = |name: &str, value: &str| {
         let _ = writeln!(out, "[{name} \"{}\"]", escape(value));
@@ -80,7 +93,7 @@ pub fn write(game: &Game, tags: &Tags) -> String {
     tag("Round", &tags.round);
     tag("White", &tags.white);
     tag("Black", &tags.black);
-    tag("Result", &result);
+    tag("Result", result);
     let start = game.start();
     if start.is_chess960() {
         tag("Variant", "Chess960");
@@ -98,11 +111,16 @@ pub fn write(game: &Game, tags: &Tags) -> String {
     for (name, value) in &tags.extra {
         tag(name, value);
     }
-    out.push('\n');
+    out
+}
 
+/// The moves as tokens: move numbers (`12.`, and `12...` for a Black move
+/// that opens the movetext or follows a comment), SAN, clock comments.
+fn movetext(game: &Game) -> Vec<String> {
     let mut tokens: Vec<String> = Vec::new();
-    let first_fullmove = start.position().fullmoves().get();
-    let black_first = start.position().turn() == shakmaty::Color::Black;
+    let position = game.start().position();
+    let first_fullmove = position.fullmoves().get();
+    let black_first = position.turn() == shakmaty::Color::Black;
     let mut need_number = true;
     for (i, m) in game.moves().iter().enumerate() {
         let index = i + usize::from(black_first);
@@ -114,17 +132,29 @@ pub fn write(game: &Game, tags: &Tags) -> String {
         }
         tokens.push(m.san.to_string());
         need_number = false;
-        if let Some(clk) = m.clock_ms {
-            let mut comment = format!("{{[%clk {}]", crate::clock::format_clk(clk));
-            if let Some(emt) = m.elapsed_ms {
-                let _ = write!(comment, " [%emt {}]", crate::clock::format_emt(emt));
-            }
-            comment.push('}');
+        if let Some(comment) = clock_comment(m) {
             tokens.push(comment);
             need_number = true;
         }
     }
-    tokens.push(result);
+    tokens
+}
+
+/// `{[%clk h:mm:ss]}` after a move whose clock reading is known, with
+/// `[%emt h:mm:ss]` when the time it took is known too.
+fn clock_comment(m: &PlayedMove) -> Option<String> {
+    let clk = crate::clock::format_clk(m.clock_ms?);
+    let emt = m
+        .elapsed_ms
+        .map(|emt| format!(" [%emt {}]", crate::clock::format_emt(emt)))
+        .unwrap_or_default();
+    Some(format!("{{[%clk {clk}]{emt}}}"))
+}
+
+/// Tokens joined by spaces into lines of at most 80 characters (a token
+/// longer than that stands alone on its line); no newline after the last.
+fn wrap(tokens: Vec<String>) -> String {
+    let mut out = String::new();
     let mut line = String::new();
     for token in tokens {
         if !line.is_empty() && line.len() + 1 + token.len() > 80 {
@@ -138,7 +168,6 @@ pub fn write(game: &Game, tags: &Tags) -> String {
         line.push_str(&token);
     }
     out.push_str(&line);
-    out.push_str("\n\n");
     out
 }
 
@@ -343,6 +372,62 @@ mod tests {
         assert_eq!(games[0].as_ref().unwrap().moves.len(), 4);
         let err = games[1].as_ref().unwrap_err().to_string();
         assert!(err.starts_with("game 2, ply 3 (2. Ke3)"), "{err}");
+    }
+
+    fn play(game: &mut Game, sans: &str) {
+        for san in sans.split_whitespace() {
+            let mv = san
+                .parse::<shakmaty::san::San>()
+                .unwrap()
+                .to_move(game.position())
+                .unwrap();
+            game.play(&mv, 0).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_black_move_after_a_clock_comment_or_first_in_the_movetext_gets_its_number() {
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        let mut game = Game::new(
+            Start::from_fen(fen).unwrap(),
+            crate::game::Profile::FideStandard,
+        );
+        play(&mut game, "e5 Nf3 Nc6 Bb5");
+        game.set_clock(2, 5_399_000, Some(61_500));
+        game.set_clock(3, 5_390_000, None);
+        let tags = Tags {
+            event: "Club \"A\"".into(),
+            ..Tags::default()
+        };
+        let text = write(&game, &tags);
+        let (head, movetext) = text.split_once("\n\n").unwrap();
+        assert!(head.starts_with("[Event \"Club \\\"A\\\"\"]\n[Site \"?\"]\n"));
+        assert!(head.ends_with(&format!("[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]")));
+        // 79 characters: the result does not fit on the line.
+        assert_eq!(
+            movetext,
+            "1... e5 2. Nf3 {[%clk 1:29:59] [%emt 0:01:01]} 2... Nc6 {[%clk 1:29:50]} 3. Bb5\n*\n\n"
+        );
+    }
+
+    #[test]
+    fn movetext_lines_hold_at_most_80_characters_and_a_longer_token_stands_alone() {
+        let tokens: Vec<String> = (1..=40).map(|n| format!("{n}. Nf3")).collect();
+        let text = wrap(tokens.clone());
+        assert!(text.lines().count() > 1);
+        assert!(text.lines().all(|l| l.len() <= 80), "{text}");
+        // Each break falls where the next token would not fit.
+        let lines: Vec<&str> = text.lines().collect();
+        for pair in lines.windows(2) {
+            let next = pair[1].split(' ').take(2).collect::<Vec<_>>().join(" ");
+            assert!(pair[0].len() + 1 + next.len() > 80, "{pair:?}");
+        }
+        assert_eq!(text.replace('\n', " "), tokens.join(" "));
+        let long = "x".repeat(90);
+        assert_eq!(
+            wrap(vec!["a".into(), long.clone(), "b".into()]),
+            format!("a\n{long}\nb")
+        );
     }
 
     #[test]
