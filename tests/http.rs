@@ -11,8 +11,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
 use touchmove_board::daemon::game_loop::GameSource;
-use touchmove_board::daemon::time::VirtualClock;
 use touchmove_board::daemon::{Options, Running, start};
+use touchmove_board::time::VirtualClock;
 use touchmove_core::game::pgn::{Tags, read_all};
 use touchmove_core::replay::{drive, parse_time_control, session_for};
 use touchmove_core::trace::Trace;

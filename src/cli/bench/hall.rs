@@ -299,11 +299,7 @@ async fn measure(
         .run_until(async {
             let mut tasks = Vec::with_capacity(boards.len());
             for (b, (feed, _)) in boards.iter().zip(&running) {
-                feed.set_game_clock(
-                    origin.into_std(),
-                    args.speed,
-                    touchmove_board::daemon::time::wall(),
-                );
+                feed.set_game_clock(origin.into_std(), args.speed, touchmove_board::time::wall());
                 let session = session_for(&b.trace, None, None, Some(tc.clone()), None, None)?;
                 let trace = b.trace.clone();
                 let feed = Arc::clone(feed);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::time::LoopClock;
+use crate::time::LoopClock;
 
 use serde_json::json;
 use tokio::sync::mpsc;

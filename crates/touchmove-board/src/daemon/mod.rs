@@ -19,7 +19,6 @@ pub mod game_loop;
 pub mod notify;
 pub mod resume;
 pub mod setup;
-pub mod time;
 pub mod writer;
 
 use std::net::SocketAddr;
@@ -145,7 +144,7 @@ pub struct Options {
     /// Connection and stream caps, timeouts of the HTTP server.
     pub http_limits: Limits,
     /// The scan loop's time: the wall clock, or a virtual one in tests.
-    pub clock: Arc<dyn time::LoopClock>,
+    pub clock: Arc<dyn crate::time::LoopClock>,
 }
 
 impl Options {
@@ -169,7 +168,7 @@ impl Options {
             resumed_board: ResumedBoard::Infer,
             max_missed_plies: InferenceConfig::default().max_missed_plies,
             http_limits: Limits::for_open_files(1024),
-            clock: time::wall(),
+            clock: crate::time::wall(),
         }
     }
 }

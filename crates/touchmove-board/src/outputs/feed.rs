@@ -14,7 +14,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use crate::daemon::time::LoopClock;
+use crate::time::LoopClock;
 
 use tokio::sync::broadcast;
 
