@@ -303,10 +303,14 @@ test('axe-core finds no serious or critical violation on the display and arbiter
       const page = await context.newPage();
       try {
         await page.setViewportSize({ width: 1280, height: 800 });
-        await page.goto(new URL(`${path}?theme=${theme}`, base).href);
+        // Still screen (motion=reduce): colours at rest are the same, but a clock
+        // press during the check would otherwise be sampled mid-transition and
+        // read as a contrast fault that no player ever sees for more than 0.15 s.
+        await page.goto(new URL(`${path}?theme=${theme}&motion=reduce`, base).href);
         await page.waitForFunction(() => window.__touchmove?.ready(), null, { timeout: WAIT });
         await page.waitForTimeout(500);
         assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), theme);
+        assert.equal(await page.evaluate(() => document.documentElement.dataset.motion), 'reduce');
         const bad = await axeViolations(page);
         assert.deepEqual(bad, [], `${label} page, ${theme} theme`);
         // Names for what a screen reader meets first: clocks, board, position, last move.
