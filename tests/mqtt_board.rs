@@ -481,7 +481,7 @@ fn bad_replay_requests_are_logged_and_a_killed_board_goes_offline_by_its_last_wi
     hall.request_replay("b2", r#"{"game":1,"after_seq":"x"}"#);
     hall.request_replay("b2", r#"{"game":99}"#);
     assert!(
-        wait_until(Duration::from_secs(10), || {
+        wait_until(Duration::from_secs(30), || {
             board.logged(&["WARN", &replay, "not a replay request", "expected value"])
                 && board.logged(&["WARN", &replay, "not a replay request", "invalid type"])
                 && board.logged(&["WARN", &replay, "cannot replay game 99", "no game 99"])
@@ -501,7 +501,7 @@ fn bad_replay_requests_are_logged_and_a_killed_board_goes_offline_by_its_last_wi
     );
     let more = expected.len() - 11;
     assert!(
-        wait_until(Duration::from_secs(10), || hall.event_messages("b2")
+        wait_until(Duration::from_secs(30), || hall.event_messages("b2")
             == before + more),
         "{}",
         board.log_text()

@@ -15,6 +15,11 @@ pub const MAX_LINES: usize = 64;
 /// Plies the board may reveal at one settle beyond a line's position.
 const EXTEND_PLIES: usize = 2;
 
+/// Settles at which other lines saw a move made while a line only waited
+/// for a hand at work, after which it is dropped: under it the players
+/// would have gone on moving pieces while its move stayed in the air.
+const MAX_STALLED: u8 = 2;
+
 /// One explanation: plies from the recorded position.
 #[derive(Debug, Clone)]
 pub(super) struct Line {
@@ -22,6 +27,9 @@ pub(super) struct Line {
     /// The last ply was a move of the hands read at the latest settle, not
     /// a ply the sensors missed.
     pub seen_last: bool,
+    /// Settles in a row at which other lines saw a move made while this
+    /// one only waited for a hand at work.
+    pub stalled: u8,
 }
 
 impl Line {
@@ -32,6 +40,7 @@ impl Line {
         Line {
             plies,
             seen_last: true,
+            stalled: 0,
         }
     }
 }
@@ -54,6 +63,7 @@ impl Inference {
             .map(|plies| Line {
                 plies,
                 seen_last: false,
+                stalled: 0,
             })
             .collect();
         // The hands keep what they did: a piece lifted before the jump may
@@ -82,6 +92,8 @@ impl Inference {
         let mut extended = 0;
         // Lines kept only because the board still shows their position.
         let mut unchanged: Vec<usize> = Vec::new();
+        // Lines kept only because a hand may be at work under them.
+        let mut waiting: Vec<usize> = Vec::new();
         for line in pending.lines {
             let pos = play_line(&base, &line.plies);
             if pos.board().occupied() == board
@@ -120,6 +132,7 @@ impl Inference {
             // next move begun); the board has not contradicted the line.
             let only_missing = (board & !pos.board().occupied()).is_empty();
             if only_missing || explain::in_progress_at(&pos, board) {
+                waiting.push(next.len());
                 next.push(line);
                 continue;
             }
@@ -170,6 +183,7 @@ impl Inference {
                 next.push(Line {
                     plies,
                     seen_last: false,
+                    stalled: 0,
                 });
             }
         }
@@ -177,14 +191,19 @@ impl Inference {
             self.close_candidates(t, &pending.announced);
             return false;
         }
-        if extended > 0 && !unchanged.is_empty() {
+        if extended > 0 {
             // The hands were at work and a move of theirs explains the
             // board under some lines: lines that explain nothing of it
-            // (their position merely has the same occupancy) are dropped.
+            // (their position merely has the same occupancy) are dropped,
+            // and so are lines that waited for a hand at work while the
+            // others saw moves made, settle after settle.
+            for &i in &waiting {
+                next[i].stalled += 1;
+            }
             let mut i = 0;
-            next.retain(|_| {
+            next.retain(|line| {
                 i += 1;
-                !unchanged.contains(&(i - 1))
+                !unchanged.contains(&(i - 1)) && line.stalled < MAX_STALLED
             });
         }
         if extended == next.len() {

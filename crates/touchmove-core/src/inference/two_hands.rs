@@ -32,6 +32,13 @@ pub(super) enum Hands {
     AnyAfterRelease,
 }
 
+/// Whether the piece on `from` has a legal move to one of `squares`.
+fn could_reach(pos: &Chess, from: Square, squares: Bitboard) -> bool {
+    pos.legal_moves()
+        .iter()
+        .any(|m| m.from() == Some(from) && squares.contains(m.to()))
+}
+
 impl Inference {
     /// The hands' activity after `release` (the next mover's, once the
     /// move before is made) goes into the new turn.
@@ -89,6 +96,29 @@ impl Inference {
             // A promotion whose piece was not named is a queen (3.7e).
             let role = self.promotion_choice.take().unwrap_or(Role::Queen);
             self.make_promotion(t, role);
+            return;
+        }
+        // No move the hands were seen making, the mover's pieces gone and
+        // still for a while: perhaps a capture the sensors missed (its
+        // captured piece never read empty), which the next mover answers.
+        // The mover's piece may also still be in his hand: both are kept.
+        let missing_only = (self.board & !pos.board().occupied()).is_empty();
+        // Not a piece the mover's lifted piece may be about to capture.
+        let capture_target = pos
+            .legal_moves()
+            .iter()
+            .any(|m| captured_square(m) == Some(sq) && moving_from(m).intersects(self.turn.lifts));
+        // (The lifted square's own raw flicker comes just before.)
+        let quiet_since = Bitboard::FULL
+            .without(sq)
+            .into_iter()
+            .filter_map(|s| self.turn.active_at[s as usize])
+            .max();
+        if missing_only
+            && !capture_target
+            && quiet_since.is_some_and(|q| t >= q.saturating_add(MISSING_GRACE_MS))
+        {
+            self.explain_within(t, self.board, 2);
         }
     }
 
@@ -217,8 +247,15 @@ impl Inference {
                 match after_pos.board().color_at(y) {
                     // Not in the very scan that set the move down: that
                     // is a jump, not two hands.
+                    // The next mover's hand, after the release (1.1) or
+                    // reaching early for a piece; not one that could itself
+                    // have set down what arrived: then the board may as well
+                    // show a move the sensors missed and that piece's answer.
                     Some(c) if c != mover => {
-                        at >= began && at != release && !must_lift(&m).contains(y)
+                        at >= began
+                            && at != release
+                            && !must_lift(&m).contains(y)
+                            && (at > release || !could_reach(&after_pos, y, arrived))
                     }
                     Some(_) if at <= release => false,
                     // The piece just moved, lifted again: it stood long
