@@ -161,3 +161,58 @@ fn a_missed_recapture_and_its_answer_are_read_at_the_answers_press() {
     let out = h.run();
     read_exactly(&out, &["b5c6", "d7c6", "f3e5", "d8d4"]);
 }
+
+#[test]
+fn a_capture_the_sensors_missed_is_read_when_the_opponent_answers() {
+    // 1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5, then 4. Nxe5 made while the sensors
+    // were not read: the board only shows f3 empty (e5 stayed occupied).
+    // Four seconds later Black answers 4... Qf6, a square the knight could
+    // not have reached had it still been in the hand.
+    let mut h = Hands::new(
+        Some("r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"),
+        "fide-standard",
+    );
+    h.wait(1000).lift_then("f3", 4000);
+    h.lift_then("d8", 400)
+        .place_then("f6", 600)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["f3e5", "d8f6"]);
+    let inferred: Vec<bool> = out
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            touchmove_core::events::EventKind::Move { inferred, .. } => Some(*inferred),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        inferred,
+        [true, false],
+        "the missed capture is marked inferred"
+    );
+}
+
+#[test]
+fn an_early_grab_by_a_piece_that_could_have_moved_there_waits_for_evidence() {
+    // Black to move: the queen on b8 may take the bishop on c8 or go to b6,
+    // and White's knight on a4 may go to b6 either way.
+    let mut h = Hands::new(Some("1qB3k1/8/8/8/N7/8/8/6K1 b - - 0 1"), "fide-standard");
+    // b8 empties (Qxc8 while the sensors were not read: c8 stays
+    // occupied); White's knight rises before anything lands, then a piece
+    // lands on b6 and White presses. Qxc8 Nb6 or Qb6 Nxb6: both explain it.
+    h.wait(1000).lift_then("b8", 450).lift_then("a4", 1450);
+    h.place_then("b6", 800).clock_then(White, 1500);
+    let open = played_uci(&h.run().session);
+    assert!(open.is_empty(), "recorded {open:?} before the board told");
+    // Black's next move is the queen's from c8: only Qxc8 Nb6 allows it.
+    h.lift_then("c8", 400)
+        .place_then("a6", 600)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["b8c8", "a4b6", "c8a6"]);
+    assert!(
+        kinds(&out.events).contains(&"candidates"),
+        "the open lines were told"
+    );
+}
