@@ -115,6 +115,10 @@ enum JumpOutcome {
     /// after them, every other ply equal. The board can never tell.
     Transposed,
     Open,
+    /// The missed plies recorded as fewer plies reaching the same position
+    /// (two steps of a piece as one; plies that came back to the position
+    /// they left, which leave the board as it was): every other ply equal.
+    Shortened,
     /// The jump was the game's last plies: nothing after it can tell
     /// whether the board shows them or a piece still in the hand, and the
     /// record stands, exact, where the jump began.
@@ -139,26 +143,37 @@ fn judge_jump(
         ));
     }
     let (from, to) = window;
+    let replay = |line: &[String]| {
+        let mut p = start.clone();
+        for uci in line {
+            let m = uci
+                .parse::<shakmaty::uci::UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(&p).ok());
+            match m {
+                Some(m) => p.play_unchecked(m),
+                None => return None,
+            }
+        }
+        // The position (9.2): not the move counters.
+        let fen = touchmove_core::game::fen_of(&p);
+        Some(fen.split(' ').take(4).collect::<Vec<_>>().join(" "))
+    };
+    // The jump's plies recorded as a shorter line to the same position (a
+    // queen's two steps as one step; four plies that came back to where
+    // they began, which no board can see): every other ply equal.
+    if let Some(fewer) = source.len().checked_sub(played.len()).filter(|&k| k > 0)
+        && let Some(end) = to.checked_sub(fewer).filter(|&n| n >= from)
+        && played[..from] == source[..from]
+        && played[end..] == source[to..]
+        && replay(&played[..end]) == replay(&source[..to])
+    {
+        return Ok(JumpOutcome::Shortened);
+    }
     if played.len() == source.len()
         && played[..from] == source[..from]
         && played[to..] == source[to..]
     {
-        let replay = |line: &[String]| {
-            let mut p = start.clone();
-            for uci in line {
-                let m = uci
-                    .parse::<shakmaty::uci::UciMove>()
-                    .ok()
-                    .and_then(|u| u.to_move(&p).ok());
-                match m {
-                    Some(m) => p.play_unchecked(m),
-                    None => return None,
-                }
-            }
-            // The position (9.2): not the move counters.
-            let fen = touchmove_core::game::fen_of(&p);
-            Some(fen.split(' ').take(4).collect::<Vec<_>>().join(" "))
-        };
         // The same position once the difference is gone (at once for a
         // transposition; when the promoted piece is taken, for a promotion).
         let converge = (to..=played.len()).any(|n| replay(&played[..n]) == replay(&source[..n]));
@@ -233,7 +248,8 @@ fn jumps_under(profile: Profile) {
         HandStyle::random()
     };
     let games = corpus(23);
-    let (mut exact, mut transposed, mut open, mut last, mut checked) = (0, 0, 0, 0, 0);
+    let (mut exact, mut transposed, mut shortened, mut open, mut last, mut checked) =
+        (0, 0, 0, 0, 0, 0);
     let mut failures = Vec::new();
     for (i, (name, start, moves)) in games.iter().enumerate() {
         if moves.len() < 6 {
@@ -256,12 +272,14 @@ fn jumps_under(profile: Profile) {
             Ok(JumpOutcome::Transposed) => transposed += 1,
             Ok(JumpOutcome::Open) => open += 1,
             Ok(JumpOutcome::LastPlies) => last += 1,
+            Ok(JumpOutcome::Shortened) => shortened += 1,
             Err(e) => failures.push(format!("{name} seed {seed} {placed:?}: {e}")),
         }
     }
     if full() {
         println!(
-            "jumps ({}): {checked} games, {exact} exact, {transposed} transposed, {open} still open at the end, \
+            "jumps ({}): {checked} games, {exact} exact, {transposed} transposed, \
+             {shortened} shortened, {open} still open at the end, \
              {last} over the game's last plies with no move after them",
             profile.name()
         );

@@ -146,8 +146,12 @@ async function boardMatchesState(page) {
     await page.waitForTimeout(400); // let the event reach the page and the animation end
     const dom = await boardInDom(page);
     const seq = await page.evaluate(() => window.__touchmove.seq());
+    // Read in the same settled window as the board, not after it: the
+    // demo plays on and a later move would be a false mismatch.
+    const fen = await page.evaluate(() => window.__touchmove.fen());
+    const sans = await page.$$eval('[data-testid="move-list"] [data-ply]', els => els.map(e => e.textContent));
     const exp = expectedBoard(state);
-    last = { state, dom, exp, seq };
+    last = { state, dom, exp, seq, fen, sans };
     const again = await fetchState();
     // Settled: no new event, the page has them all, and the board drawn
     // (chessground renders on animation frames, late on a loaded machine).
@@ -157,13 +161,12 @@ async function boardMatchesState(page) {
     if (again.seq === state.seq && seq === state.seq && drawn) break;
     if (Date.now() > deadline) break;
   }
-  const { state, dom, exp, seq } = last;
+  const { state, dom, exp, seq, sans } = last;
   assert.equal(seq, state.seq, 'the page has applied every event up to /state.seq');
   assert.deepEqual(sorted(dom.pieces), sorted(exp.pieces), 'pieces on the board are those of /state');
   assert.deepEqual(sorted(dom.ghosts), sorted(exp.ghosts), 'ghost pieces stand on displaced squares');
   const lm = state.moves.at(-1);
   if (lm) assert.deepEqual(dom.lastMove, [lm.uci.slice(0, 2), lm.uci.slice(2, 4)].sort(), 'last move highlighted');
-  const sans = await page.$$eval('[data-testid="move-list"] [data-ply]', els => els.map(e => e.textContent));
   assert.deepEqual(sans, state.moves.map(m => m.san), 'move list is the SAN of /state');
   return last;
 }
@@ -209,14 +212,15 @@ after(async () => {
 test('the board shows the position after a known move, with the last move highlighted', async () => {
   const minPly = script ? script.knownMove.ply : 1;
   await display.waitForFunction(n => window.__touchmove.moves().length >= n, minPly, { timeout: WAIT });
-  const { state, dom } = await boardMatchesState(display);
+  const settled = await boardMatchesState(display);
+  const { state, dom } = settled;
   if (script) {
     const mv = state.moves.find(m => m.ply === script.knownMove.ply);
     assert.equal(mv.san, script.knownMove.san);
     assert.equal(dom.pieces.f3, 'N', 'the knight stands on f3');
     assert.equal(dom.pieces.g1, undefined, 'g1 is empty');
   }
-  const fen = await display.evaluate(() => window.__touchmove.fen());
+  const { fen } = settled;
   assert.equal(fen.split(' ')[0], state.fen.split(' ')[0], '__touchmove.fen() is the game position');
   await shot(display, 'display-800x480-move');
 });

@@ -215,7 +215,9 @@ fn dfs(
 
 /// A lower bound on the plies needed: each ply vacates at most one square
 /// of the mover (two when castling) and fills at most one (two when
-/// castling), and the pieces to be taken need a capture each.
+/// castling), and the pieces to be taken need a capture each. A square of
+/// one side is also vacated by the other side capturing there and moving
+/// on (a knight taking a pawn, then leaving).
 fn reachable(pos: &Chess, target: Bitboard, remaining: usize) -> bool {
     let board = pos.board();
     let occ = board.occupied();
@@ -231,9 +233,56 @@ fn reachable(pos: &Chess, target: Bitboard, remaining: usize) -> bool {
     let plies = |c: Color| if c == us { ours } else { theirs };
     for color in Color::ALL {
         let stranded = (must_empty & board.by_color(color)).count();
-        if stranded > 2 * plies(color) {
+        if stranded > 2 * plies(color) + plies(!color) {
             return false;
         }
     }
     must_fill.count() + must_empty.count() <= 4 * remaining
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::uci::UciMove;
+    use shakmaty::{CastlingMode, Square};
+
+    fn position(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn uci(line: &[Move]) -> Vec<String> {
+        line.iter()
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .collect()
+    }
+
+    fn occupancy_after_line(pos: &Chess, line: &[&str]) -> Bitboard {
+        let mut p = pos.clone();
+        for u in line {
+            let m = u.parse::<UciMove>().unwrap().to_move(&p).unwrap();
+            p.play_unchecked(m);
+        }
+        p.board().occupied()
+    }
+
+    /// Three plies where a black pawn's square is emptied by White (a
+    /// knight takes it and moves on) while Black castles: three black
+    /// squares emptied in two white plies and one black one.
+    #[test]
+    fn a_square_emptied_by_the_other_side_capturing_and_moving_on_is_reachable() {
+        let pos = position("r1b1k2r/pp1n1pp1/4p2p/q2n4/1b1p3B/2N1PN2/PP1QBPPP/2R1K2R w Kkq - 0 12");
+        let target = occupancy_after_line(&pos, &["f3d4", "e8g8", "d4b3"]);
+        let lines = explanations(&pos, target, None, 4, Roam::Short);
+        assert!(
+            lines.iter().any(|l| uci(l) == ["f3d4", "e8g8", "d4b3"]),
+            "{:?}",
+            lines.iter().map(|l| uci(l)).collect::<Vec<_>>()
+        );
+        assert!(lines.iter().all(|l| l.len() >= 3));
+        assert!(!target.contains(Square::D4), "the pawn taken on d4 is gone");
+    }
 }
