@@ -216,3 +216,22 @@ fn an_early_grab_by_a_piece_that_could_have_moved_there_waits_for_evidence() {
         "the open lines were told"
     );
 }
+
+#[test]
+fn a_bullet_capture_begun_before_the_release_is_the_next_movers_hand() {
+    // 19... Qc6 20. Bxd8: White takes the d8 rook off and lifts his bishop
+    // while Black's queen is still in the air; Black presses as it lands.
+    let mut h = Hands::new(
+        Some("3r1rk1/2q1bppp/pB1ppnb1/8/1p3P2/1B2Q3/PPPN2PP/1K1R3R b - - 3 19"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("c7", 300)
+        .lift_then("d8", 30)
+        .lift_then("b6", 160)
+        .place_then("c6", 100)
+        .clock_then(Black, 150);
+    h.place_then("d8", 200).clock_then(White, 1000);
+    let out = h.run();
+    read_exactly(&out, &["c7c6", "b6d8"]);
+}

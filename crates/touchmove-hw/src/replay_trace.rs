@@ -18,6 +18,8 @@ pub struct TraceConfig {
 pub struct TraceReplay {
     scans: Vec<(Millis, Scan)>,
     description: String,
+    /// The last scan was handed out: past its time the trace is exhausted.
+    last_given: bool,
 }
 
 impl TraceReplay {
@@ -28,7 +30,11 @@ impl TraceReplay {
             .iter()
             .filter_map(|TimedRecord { t, record }| Some((*t, record.scan()?)))
             .collect();
-        TraceReplay { scans, description }
+        TraceReplay {
+            scans,
+            description,
+            last_given: false,
+        }
     }
 
     /// Reads and parses a trace file (line by line, each line bounded:
@@ -56,13 +62,18 @@ impl Scanner for TraceReplay {
     }
 
     /// The last scan at or before `now` (the first scan before it starts);
-    /// [`SensorError::Exhausted`] once `now` is past the last scan.
+    /// [`SensorError::Exhausted`] once `now` is past the last scan and that
+    /// scan was handed out (a reader whose tick overran the end still gets
+    /// the trace's final board once).
     fn scan(&mut self, now: Millis) -> Result<Scan, SensorError> {
         match self.end() {
-            Some(end) if now <= end => {}
+            Some(end) if now <= end || !self.last_given => {}
             _ => return Err(SensorError::Exhausted),
         }
         let upto = self.scans.partition_point(|(t, _)| *t <= now);
+        if upto == self.scans.len() {
+            self.last_given = true;
+        }
         Ok(self.scans[upto.saturating_sub(1)].1.clone())
     }
 }
@@ -102,5 +113,16 @@ mod tests {
         assert_eq!(replay.scan(1200).unwrap(), occ(0xFFFF00000000EFFF));
         assert_eq!(replay.scan(1650).unwrap(), occ(0xFFFF00001000EFFF));
         assert!(matches!(replay.scan(1651), Err(SensorError::Exhausted)));
+    }
+
+    #[test]
+    fn a_reader_past_the_end_gets_the_final_board_once() {
+        let trace = touchmove_core::trace::parse(TRACE, "t.trace").unwrap();
+        let mut replay = TraceReplay::new(&trace, "t".into());
+        let occ = |bits| Scan::Occupancy(Bitboard(bits));
+        assert_eq!(replay.scan(1640).unwrap(), occ(0xFFFF00000000EFFF));
+        // A slow tick jumps from 1640 to 1700: the 1650 board still comes.
+        assert_eq!(replay.scan(1700).unwrap(), occ(0xFFFF00001000EFFF));
+        assert!(matches!(replay.scan(1710), Err(SensorError::Exhausted)));
     }
 }

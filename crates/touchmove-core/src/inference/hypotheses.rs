@@ -296,7 +296,12 @@ impl Inference {
             for line in &mut pending.lines {
                 line.plies.drain(..shared);
             }
+            // Plies the sensors missed: what the hands did since is still
+            // what the open lines are read by (a king set down, its rook
+            // to come, must still count as lifted).
+            let hands = self.turn.clone();
             self.adopt(t, plies);
+            self.turn = hands;
         }
         if alone {
             let line = pending.lines.swap_remove(0);

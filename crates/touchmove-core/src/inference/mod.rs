@@ -447,12 +447,13 @@ impl Inference {
         let sq = c.square;
         match c.change {
             SquareChange::Lifted => {
-                self.turn.removals.push((c.t, sq));
                 if self.stable.contains(sq) {
                     // Two hands (1.1): the next mover lifting a piece
                     // while the last move's piece settles made that move.
                     self.next_mover_lifts(c.t, sq);
                 }
+                // After: a lift that made the last move is the new turn's.
+                self.turn.removals.push((c.t, sq));
                 self.board.discard(sq);
                 if let Some(w) = &mut self.white {
                     w.discard(sq);

@@ -136,6 +136,17 @@ impl Inference {
                     self.make_move(t, m);
                     return completed(self.complete_awaiting(t));
                 }
+                // Two hands at bullet speed (1.1): his move and the
+                // opponent's reply set down within one settle, both
+                // pieces seen lifted. Not an illegal move: the two plies.
+                let ply = self.game.moves().len() + 1;
+                if self.explain_missed_reply(t, self.board) {
+                    return if self.pending.is_some() {
+                        PressMeaning::Ignored("several lines explain the board")
+                    } else {
+                        PressMeaning::Completed { ply }
+                    };
+                }
                 let from = self
                     .turn
                     .touches

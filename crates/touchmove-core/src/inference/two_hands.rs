@@ -32,6 +32,14 @@ pub(super) enum Hands {
     AnyAfterRelease,
 }
 
+/// Whether a legal move in `pos` captures the piece on `square` with a
+/// piece from one of the `lifted` squares.
+fn taken_by_lifted(pos: &Chess, square: Square, lifted: Bitboard) -> bool {
+    pos.legal_moves()
+        .iter()
+        .any(|m| captured_square(m) == Some(square) && m.from().is_some_and(|f| lifted.contains(f)))
+}
+
 /// Whether the piece on `from` has a legal move to one of `squares`.
 fn could_reach(pos: &Chess, from: Square, squares: Bitboard) -> bool {
     pos.legal_moves()
@@ -257,7 +265,13 @@ impl Inference {
                             && !must_lift(&m).contains(y)
                             && (at > release || !could_reach(&after_pos, y, arrived))
                     }
-                    Some(_) if at <= release => false,
+                    // Lifted before the release: the mover's own touch,
+                    // unless his hand is on the clock now and the piece is
+                    // one the next mover is taking with a piece he has
+                    // lifted too (a bullet capture begun early, 1.1).
+                    Some(_) if at <= release => {
+                        hands == Hands::AnyAfterRelease && taken_by_lifted(&after_pos, y, gone)
+                    }
                     // The piece just moved, lifted again: it stood long
                     // enough to have been let go (not a slide or a brush
                     // passing over), and only in FIDE play, where the move
