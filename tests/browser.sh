@@ -14,7 +14,10 @@ if [ -z "$BIN" ]; then
     cargo build --quiet
     BIN="$(pwd)/target/debug/touchmove"
 fi
-CMD="$BIN run --demo --speed 1 --bind 127.0.0.1:$PORT"
+# A fixed seed: the demo's hands (think times up to 20 s, now and then two
+# minutes) are otherwise drawn from the time, and a long think before the
+# knock after ply 3 outlasts the 60 s wait. Seed 1 knocks at 20 s.
+CMD="$BIN run --demo --speed 1 --seed ${TOUCHMOVE_DEMO_SEED:-1} --bind 127.0.0.1:$PORT"
 $CMD &
 DAEMON=$!
 trap 'kill "$DAEMON" 2>/dev/null || true; wait "$DAEMON" 2>/dev/null || true' EXIT INT TERM

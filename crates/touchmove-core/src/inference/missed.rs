@@ -243,15 +243,12 @@ fn reachable(pos: &Chess, target: Bitboard, remaining: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
+    use crate::game::Start;
     use shakmaty::uci::UciMove;
     use shakmaty::{CastlingMode, Square};
 
     fn position(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        Start::from_fen(fen).unwrap().position().clone()
     }
 
     fn uci(line: &[Move]) -> Vec<String> {
