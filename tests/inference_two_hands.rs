@@ -235,3 +235,23 @@ fn a_bullet_capture_begun_before_the_release_is_the_next_movers_hand() {
     let out = h.run();
     read_exactly(&out, &["c7c6", "b6d8"]);
 }
+
+#[test]
+fn the_piece_just_moved_lifted_again_at_once_is_no_touch_accusation() {
+    // 2. e4, and 120 ms after the pawn is let go it is off e4 again, back
+    // 350 ms later: the mover adjusting it or the opponent reaching for
+    // it, the board cannot tell whose hand it was. Black then plays Nf6
+    // instead of dxe4: no 4.3b accusation (certainty first).
+    let mut h = Hands::new(
+        Some("rnbqkbnr/ppp1pppp/8/3p4/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 2"),
+        "fide-standard",
+    );
+    h.wait(1000).lift_then("e2", 400).place_then("e4", 120);
+    h.lift_then("e4", 50).clock_then(White, 300);
+    h.place_then("e4", 2000);
+    h.lift_then("g8", 400)
+        .place_then("f6", 600)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["e2e4", "g8f6"]);
+}

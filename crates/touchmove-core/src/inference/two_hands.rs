@@ -322,6 +322,10 @@ impl Inference {
     /// made after its release start the next turn (touches of the player
     /// now having the move, 4.3).
     pub(super) fn make_under_lifts(&mut self, t: Millis, made: MadeUnder) {
+        // Where the move's pieces came to stand.
+        let before = self.game.position();
+        let arrivals = (occupancy_after(before, &made.mv) & !before.board().occupied())
+            | captured_square(&made.mv).map_or(Bitboard::EMPTY, Bitboard::from_square);
         let old = std::mem::take(&mut self.turn);
         // The next mover's lifts are not the mover's touches.
         self.turn = TurnHands {
@@ -356,6 +360,14 @@ impl Inference {
             if at <= made.release {
                 // Lifted before the move was made: not a touch of the
                 // player having the move (4.3 binds him only).
+                continue;
+            }
+            if arrivals.contains(y) {
+                // The piece just moved, read as lifted again by the next
+                // mover: that reading rests on when the move was let go,
+                // which the sensors only infer. Not certain enough to
+                // accuse him of touching it (4.3b); a capture of it needs
+                // no touch to be recorded.
                 continue;
             }
             if let Some(piece) = self.game.position().board().piece_at(y) {
