@@ -111,20 +111,21 @@ impl Inference {
         // captured piece never read empty), which the next mover answers.
         // The mover's piece may also still be in his hand: both are kept.
         let missing_only = (self.board & !pos.board().occupied()).is_empty();
-        // Not a piece the mover's lifted piece may be about to capture.
-        let capture_target = pos
-            .legal_moves()
-            .iter()
-            .any(|m| captured_square(m) == Some(sq) && moving_from(m).intersects(self.turn.lifts));
         // (The lifted square's own raw flicker comes just before.)
         let quiet_since = Bitboard::FULL
             .without(sq)
             .into_iter()
             .filter_map(|s| self.turn.active_at[s as usize])
             .max();
+        // Not a piece the mover's lifted piece may be about to capture.
+        let capture_target = || {
+            pos.legal_moves().iter().any(|m| {
+                captured_square(m) == Some(sq) && moving_from(m).intersects(self.turn.lifts)
+            })
+        };
         if missing_only
-            && !capture_target
             && quiet_since.is_some_and(|q| t >= q.saturating_add(MISSING_GRACE_MS))
+            && !capture_target()
         {
             self.explain_within(t, self.board, 2);
         }

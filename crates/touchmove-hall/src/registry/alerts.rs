@@ -137,6 +137,29 @@ impl Board {
 }
 
 impl Registry {
+    /// Raises the alert `event` of `board`'s game `game` unless it was
+    /// raised before (a replay, the retained state and the live stream may
+    /// each carry it). True when raised now.
+    pub(super) fn raise_event_once(
+        &mut self,
+        board: &str,
+        game: u64,
+        event: touchmove_core::events::Event,
+        board_wall_ms: Option<u64>,
+        now_ms: u64,
+    ) -> bool {
+        if !self.board(board, now_ms).raised.insert((game, event.seq)) {
+            return false;
+        }
+        self.raise(
+            board,
+            AlertCause::Event { game, event },
+            board_wall_ms,
+            now_ms,
+        );
+        true
+    }
+
     /// Raises an alert of `board` (acknowledged already if the arbiter
     /// acknowledged it before); a board keeps at most [`ALERTS_KEPT`],
     /// dropping closed ones first.
@@ -234,6 +257,16 @@ mod tests {
     use super::super::test_support::*;
     use super::super::{AckError, Registry};
 
+    /// The ids of the hall view's boards, in their order.
+    fn board_order(hall: &serde_json::Value) -> Vec<&str> {
+        hall["boards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["id"].as_str().unwrap())
+            .collect()
+    }
+
     #[test]
     fn the_queue_is_ordered_by_severity_then_age() {
         let mut r = Registry::new(HALL);
@@ -260,12 +293,7 @@ mod tests {
         assert_eq!(hall["alerts"][0]["severity"], 0);
         assert_eq!(hall["alerts"][0]["severity_label"], "illegal move");
         // Boards by their worst open alert.
-        let order: Vec<&str> = hall["boards"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["id"].as_str().unwrap())
-            .collect();
+        let order = board_order(&hall);
         assert_eq!(order, ["b3", "b2", "b1"]);
         // A card's badge is its worst open alert, not its newest.
         let b3 = r.summary_json("b3", 0).unwrap();
@@ -322,12 +350,7 @@ mod tests {
                 .alert
         );
         let hall = r.hall_json(10);
-        let order: Vec<&str> = hall["boards"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["id"].as_str().unwrap())
-            .collect();
+        let order = board_order(&hall);
         assert_eq!(order, ["b10", "b1", "b2"]);
         assert_eq!(hall["alerts"][0]["type"], "offline");
         assert_eq!(hall["alerts"][0]["active"], true);

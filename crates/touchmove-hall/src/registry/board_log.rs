@@ -12,7 +12,6 @@ use super::board::Board;
 use super::{Received, Registry};
 use crate::limits::{self, Reason, SEQ_WINDOW};
 use crate::missing::{self, Missing};
-use crate::severity::AlertCause;
 
 pub(super) const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -237,7 +236,6 @@ impl Registry {
         if b.drops_as_stale(game, &event) {
             return Ok(received);
         }
-        let seq = event.seq;
         let restores_storage = matches!(event.kind, EventKind::StorageRestored { .. });
         let alert_event = event.kind.is_alert().then(|| event.clone());
         let request = match b.offer(game, Held { wall_ms, event }, now_ms)? {
@@ -256,16 +254,8 @@ impl Registry {
         if restores_storage {
             b.storage_restored(now_ms);
         }
-        if let Some(event) = alert_event
-            && b.raised.insert((game, seq))
-        {
-            self.raise(
-                board,
-                AlertCause::Event { game, event },
-                Some(wall_ms),
-                now_ms,
-            );
-            received.alert = true;
+        if let Some(event) = alert_event {
+            received.alert = self.raise_event_once(board, game, event, Some(wall_ms), now_ms);
         }
         Ok(received)
     }

@@ -8,7 +8,6 @@ use touchmove_core::events::Event;
 use super::board::{Board, Retained};
 use super::{Received, Registry};
 use crate::limits::{self, Reason};
-use crate::severity::AlertCause;
 
 impl Registry {
     pub(super) fn state(
@@ -78,22 +77,7 @@ impl Registry {
         });
         let mut received = Received::default();
         for event in pending {
-            if self
-                .board(board, now_ms)
-                .raised
-                .insert((game_no, event.seq))
-            {
-                self.raise(
-                    board,
-                    AlertCause::Event {
-                        game: game_no,
-                        event,
-                    },
-                    wall,
-                    now_ms,
-                );
-                received.alert = true;
-            }
+            received.alert |= self.raise_event_once(board, game_no, event, wall, now_ms);
         }
         Ok(received)
     }
