@@ -249,3 +249,38 @@ fn after_the_end_no_moves_until_the_start_is_set_up_again() {
         .unwrap();
     assert_eq!(restart.seq, 0, "seq counts within one game");
 }
+
+#[test]
+fn an_illegal_move_fixed_with_a_capture_is_not_read_while_the_hand_holds_the_captured_piece() {
+    // White's knight goes a7-d7 (illegal) and the clock is pressed; the
+    // player then fixes it his own way: he takes Black's bishop off c8 and
+    // moves the knight from d7 onto c8 (Nxc8). While the bishop is in his
+    // hand the board (a7 and c8 empty, d7 busy) is also what `Nxb5 Bd7`
+    // leaves, but nobody lifted the pawn on b5: no line may capture it.
+    let mut h = Hands::new(
+        Some("rnbqkbn1/N1p3p1/5p2/1p1pp3/1PB1P3/6PP/P1PP1P2/R1B1K1NR w KQq - 0 11"),
+        "fide-standard",
+    );
+    h.wait(1000).carry("a7", "d7").clock(White);
+    h.lift_then("c8", 400)
+        .lift_then("d7", 300)
+        .place_then("c8", 600);
+    h.clock(White);
+    h.carry("d5", "d4").clock(Black);
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        ["a7c8", "d5d4"],
+        "{:?}",
+        kinds(&out.events)
+    );
+    let illegal: Vec<_> = out
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::IllegalMove { completed, .. } => Some(*completed),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(illegal, [false, true], "{:?}", kinds(&out.events));
+}

@@ -180,12 +180,14 @@ impl Inference {
                 missed::Roam::Never
             },
         );
-        // Without a jump the hands were seen: every piece a line moves
-        // must have been seen lifted (no phantom line of tempo moves).
+        // Without a jump the hands were seen: every piece a line moves or
+        // captures must have been seen lifted (no phantom line of tempo
+        // moves; no capture of a piece that never left its square, read
+        // while the hand still holds the piece it is repairing with).
         let seen = self.turn.lifts | self.turn.flicker;
         let lines: Vec<Vec<Move>> = lines
             .into_iter()
-            .filter(|line| jump || line.iter().all(|m| (moving_from(m) & !seen).is_empty()))
+            .filter(|line| jump || line.iter().all(|m| (must_lift(m) & !seen).is_empty()))
             .collect();
         if lines.is_empty() {
             return false;
