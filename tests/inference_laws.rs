@@ -284,3 +284,22 @@ fn an_illegal_move_fixed_with_a_capture_is_not_read_while_the_hand_holds_the_cap
         .collect();
     assert_eq!(illegal, [false, true], "{:?}", kinds(&out.events));
 }
+
+#[test]
+fn a_promotion_swapped_as_its_wait_runs_out_without_a_clock_is_made() {
+    // No clock: a promotion whose piece is not named becomes a queen once
+    // the wait has passed with the board still. Here the player swaps the
+    // pawn for a queen just as the wait runs out; the reading must not
+    // wait for ever on a deadline it cannot conclude while the swap settles.
+    let mut h = Hands::new(Some("k7/4P3/8/8/8/8/8/4K3 w - - 0 1"), "casual");
+    h.wait(1000).lift_then("e7", 300).place_then("e8", 1600);
+    h.lift_then("e8", 100).place_then("e8", 1000);
+    h.carry("a8", "a7");
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        ["e7e8q", "a8a7"],
+        "{:?}",
+        kinds(&out.events)
+    );
+}

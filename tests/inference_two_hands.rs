@@ -255,3 +255,75 @@ fn the_piece_just_moved_lifted_again_at_once_is_no_touch_accusation() {
     let out = h.run();
     read_exactly(&out, &["e2e4", "g8f6"]);
 }
+
+/// A sliding piece's magnet closes the switch of the square it reaches a
+/// moment before it opens the one it leaves.
+#[test]
+fn a_capture_slid_in_with_both_squares_closed_is_read_under_the_next_movers_grab() {
+    let mut h = Hands::new(
+        Some("2b1k3/p2q1p2/Pr6/1p1p4/2Pb1B2/8/P5K1/5BNR b - - 0 28"),
+        "fide-blitz",
+    );
+    // Black takes the c4 pawn off, slides his d5 pawn onto c4 (c4 reads
+    // busy 12 ms before d5 reads empty); White grabs a2 before the press.
+    h.wait(1000).lift_then("c4", 245).place_then("c4", 12);
+    h.lift_then("d5", 290)
+        .lift_then("a2", 285)
+        .clock_then(Black, 30);
+    h.place_then("a4", 170).clock_then(White, 1000);
+    let out = h.run();
+    read_exactly(&out, &["d5c4", "a2a4"]);
+}
+
+#[test]
+fn a_rook_slid_with_both_squares_closed_then_the_next_mover_takes_a_pawn_first() {
+    let mut h = Hands::new(
+        Some("7r/5k2/3b4/p2P1b1P/P4p2/8/4N3/R1B1K1NR b - - 0 33"),
+        "fide-blitz",
+    );
+    // Rg8 slid (g8 busy 13 ms before h8 empties); White takes the f4 pawn
+    // off 160 ms later, lifts his knight, Black presses, Nxf4 set down.
+    h.wait(1000).place_then("g8", 13).lift_then("h8", 161);
+    h.lift_then("f4", 277)
+        .lift_then("e2", 31)
+        .clock_then(Black, 340);
+    h.place_then("f4", 400).clock_then(White, 1000);
+    let out = h.run();
+    read_exactly(&out, &["h8g8", "e2f4"]);
+}
+
+#[test]
+fn a_piece_lifted_off_the_line_between_two_squares_is_one_hand_not_a_jump() {
+    let mut h = Hands::new(
+        Some("8/3r3k/2q1Nn2/1p2p3/4P3/8/8/4K3 w - - 6 36"),
+        "fide-standard",
+    );
+    // The knight slides from e6 towards f5, closing both switches, and is
+    // lifted from there (both empty in one scan), then set down on g5.
+    h.wait(1000)
+        .place_then("f5", 13)
+        .lift_together(&["e6", "f5"], 340);
+    h.place_then("g5", 900).clock(White);
+    h.carry("h7", "h8").clock(Black);
+    let out = h.run();
+    read_exactly(&out, &["e6g5", "h7h8"]);
+}
+
+#[test]
+fn a_piece_of_the_mover_taken_off_after_his_release_is_no_touch_of_his() {
+    let mut h = Hands::new(
+        Some("2k2bnr/1R6/3r1p1p/5P2/P5NP/2p2Bp1/1B6/5RK1 w - - 0 27"),
+        "fide-blitz",
+    );
+    // White plays Ne3; 116 ms after the knight lands Black takes the b2
+    // bishop off (to capture it) and slides his c3 pawn onto b2 (b2 busy
+    // 14 ms before c3 empties), all before White's press. The bishop off
+    // and a piece back on b2 is not White touching his bishop (4.3a).
+    h.wait(1000).lift_then("g4", 291).place_then("e3", 116);
+    h.lift_then("b2", 145)
+        .place_then("b2", 14)
+        .lift_then("c3", 23);
+    h.clock_then(White, 50).clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["g4e3", "c3b2"]);
+}

@@ -176,6 +176,15 @@ impl Hands {
         self.wait(ms)
     }
 
+    /// Lifts the pieces on `squares` in one scan, then `ms` pass.
+    pub fn lift_together(&mut self, squares: &[&str], ms: u64) -> &mut Hands {
+        for square in squares {
+            self.occ.discard(Self::sq(square));
+        }
+        self.push(touchmove_core::trace::Record::Occupancy(self.occ));
+        self.wait(ms)
+    }
+
     /// Sets a piece down on `square`, then `ms` pass.
     pub fn place_then(&mut self, square: &str, ms: u64) -> &mut Hands {
         self.occ.add(Self::sq(square));

@@ -226,7 +226,7 @@ impl HandStyle {
             bounce: 0.7,
             glitches_per_minute: 0.5,
             wobble: 0.08,
-            slide_overlap: 0.0,
+            slide_overlap: 0.15,
             brush: 0.05,
             hesitate: 0.04,
             between_ms: (100, 700),

@@ -37,7 +37,9 @@ impl Inference {
         {
             let lifted = self.turn.first_lift(from);
             let active = self.turn.active_at[to as usize];
-            return matches!((lifted, active), (Some(l), Some(a)) if a >= l);
+            // A piece slid onto the captured square may close its switch a
+            // moment before it opens the one it leaves.
+            return matches!((lifted, active), (Some(l), Some(a)) if a.saturating_add(SLIDE_OVERLAP_MS) >= l);
         }
         true
     }

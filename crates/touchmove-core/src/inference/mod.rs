@@ -45,6 +45,18 @@ const MAX_TOGGLES_KEPT: usize = 4096;
 /// answering a capture the sensors missed, short enough for an arbiter.
 const MISSING_GRACE_MS: Millis = 1500;
 
+/// How long a sliding piece may read on the square it reaches before its
+/// own square reads empty: a magnet between two squares closes both
+/// switches for a moment (tens of milliseconds; the contacts' bounce adds
+/// to it). Far shorter than a hand putting a touched piece back and then
+/// lifting its own.
+pub(crate) const SLIDE_OVERLAP_MS: Millis = 40;
+
+/// Raw toggles of a square this close together are one change bouncing
+/// (reed contacts and a rocking piece: a few milliseconds apart); a hand
+/// takes longer to undo what it did.
+const BOUNCE_GAP_MS: Millis = 5;
+
 /// When a move is completed (Article 6.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
@@ -154,6 +166,34 @@ struct TurnHands {
 }
 
 impl TurnHands {
+    /// When the change of `sq` that settled at `settled` began: its first
+    /// raw toggle in the same direction, before the contacts bounced (a
+    /// piece set down touches first and rocks after). `settled` when the
+    /// raw toggles are not in this turn's log.
+    fn first_contact(&self, sq: Square, settled: Millis) -> Millis {
+        let mut toggles = self
+            .toggles
+            .iter()
+            .filter(|(u, s)| *s == sq && *u <= settled)
+            .map(|(u, _)| *u)
+            .rev();
+        let Some(mut later) = toggles.next() else {
+            return settled;
+        };
+        let (mut first, mut same_direction) = (later, true);
+        for u in toggles {
+            if later.saturating_sub(u) > BOUNCE_GAP_MS {
+                break;
+            }
+            same_direction = !same_direction;
+            if same_direction {
+                first = u;
+            }
+            later = u;
+        }
+        first
+    }
+
     /// When the piece on `sq` first left it this turn (a later hand may
     /// have passed over the square since).
     fn first_lift(&self, sq: Square) -> Option<Millis> {
@@ -392,8 +432,10 @@ impl Inference {
         let settle = self
             .last_change
             .map(|t| t.saturating_add(self.config.settle_ms));
+        // (As `advance` concludes them: a promotion once the board has
+        // settled, pieces missing once nothing has moved for the grace.)
         let promotion = match (self.promotion, self.config.completion) {
-            (Some(p), Completion::Settle) => {
+            (Some(p), Completion::Settle) if self.last_change.is_none() => {
                 Some(p.since.saturating_add(self.config.promotion_wait_ms))
             }
             _ => None,
@@ -434,13 +476,40 @@ impl Inference {
     pub fn changes(&mut self, changes: &[SettledChange]) {
         for (i, c) in changes.iter().enumerate() {
             self.advance(c.t);
-            if i > 0 && changes[i - 1].since == c.since {
+            if i > 0
+                && changes[i - 1].since == c.since
+                && !self.straddle(&changes[i - 1], c)
+                && !self.bounced_into(&changes[i - 1])
+                && !self.bounced_into(c)
+            {
                 // Several squares changed in one scan: the sensors were
                 // not read for a while (or a hand is faster than a scan).
                 self.jump = true;
             }
             self.change(c);
         }
+    }
+
+    /// Two squares emptied in one scan, one of them reached a moment ago
+    /// (not at the last settle): a piece slid onto the line between two
+    /// squares, closing both switches, and lifted from there. One hand, not
+    /// a jump.
+    fn straddle(&self, a: &SettledChange, b: &SettledChange) -> bool {
+        matches!(
+            (a.change, b.change),
+            (SquareChange::Lifted, SquareChange::Lifted)
+        ) && !(self.stable.contains(a.square) && self.stable.contains(b.square))
+    }
+
+    /// The change ends a burst of raw toggles on its square (contacts
+    /// bouncing under a hand): its scan is one of many read while the hand
+    /// was at work, not the first after the sensors went unread. A piece
+    /// slid on with its magnet closing the new square before opening the
+    /// old one can settle both in the same scan that way.
+    fn bounced_into(&self, c: &SettledChange) -> bool {
+        self.turn.toggles.iter().any(|(u, s)| {
+            *s == c.square && *u < c.since && u.saturating_add(FLICKER_BURST_MS) >= c.since
+        })
     }
 
     fn change(&mut self, c: &SettledChange) {
@@ -758,8 +827,24 @@ impl Inference {
     fn make_move(&mut self, t: Millis, m: Move) {
         let before = self.game.position().clone();
         let side = before.turn();
+        // Touches from the moment the move's pieces stood where it puts
+        // them: the move was made then (4.6), so they cannot bind it (the
+        // next mover's hand taking a piece to capture, or an adjustment).
+        let arrivals = (occupancy_after(&before, &m) & !before.board().occupied())
+            | captured_square(&m).map_or(Bitboard::EMPTY, Bitboard::from_square);
+        let made_at = arrivals
+            .into_iter()
+            .filter_map(|s| self.turn.placed_at[s as usize])
+            .max();
+        let touches: Vec<Touch> = self
+            .turn
+            .touches
+            .iter()
+            .copied()
+            .filter(|x| made_at.is_none_or(|made| x.at < made))
+            .collect();
         if self.profile.is_fide()
-            && let Some(breach) = touch::check(&before, &self.turn.touches, &m)
+            && let Some(breach) = touch::check(&before, &touches, &m)
         {
             self.emit(
                 t,

@@ -29,8 +29,20 @@ impl Inference {
             next_hand_at_work = true;
         }
         // The hand is on the clock: whatever stands on the board is released.
+        let plies_before = self.game.moves().len();
         if (movers_press || !self.started) && !next_hand_at_work && self.last_change.is_some() {
             self.evaluate(t);
+        }
+        // That settle read his move and the opponent's reply already set
+        // down (two hands at bullet speed, 1.1), each completed as it was
+        // recorded: the press was for his move, not a press without one.
+        if movers_press
+            && self.awaiting_press.is_none()
+            && let Some(ply) = (plies_before..self.game.moves().len())
+                .rev()
+                .find(|&i| self.game.moves()[i].side == side)
+        {
+            return PressMeaning::Completed { ply: ply + 1 };
         }
         if !self.started || self.game.is_over() {
             return PressMeaning::Ignored("no game in progress");

@@ -7,7 +7,9 @@ use super::*;
 
 /// The shortest time a piece stands on its square before a lift of it
 /// counts as a new hand's: a sliding piece blips over squares for 10–80 ms,
-/// the quickest reaction of a player to a release takes about 100 ms.
+/// the quickest reaction of a player to a release takes about 100 ms
+/// (from the piece's first contact to the grab's first opening: the
+/// contacts' bounce in between is no part of it).
 const RELEASE_MIN_MS: Millis = 90;
 
 /// A move found on the board under pieces lifted since it was made.
@@ -137,12 +139,27 @@ impl Inference {
         let Some(lifted) = self.turn.lifted_at[sq as usize] else {
             return;
         };
-        if t.saturating_sub(lifted) >= self.config.nudge_ms {
+        if self.off_square_for(sq, lifted, t) >= self.config.nudge_ms {
             return;
         }
         self.turn
             .touches
             .retain(|x| !(x.square == sq && x.at == lifted));
+    }
+
+    /// How long the piece on `sq` was off its square: from the last raw
+    /// opening of the lift that settled at `lifted` to the first raw contact
+    /// of its return (settled at `back`). The settled times would add the
+    /// contacts' bounce on the way back to a brush (a 100 ms brush with
+    /// 20 ms of bounce is no deliberate lift either).
+    fn off_square_for(&self, sq: Square, lifted: Millis, back: Millis) -> Millis {
+        let toggles = || self.turn.toggles.iter().filter(|(_, s)| *s == sq);
+        let off = toggles().map(|(u, _)| *u).rev().find(|u| *u <= lifted);
+        let on = toggles().map(|(u, _)| *u).find(|u| *u > lifted);
+        match (off, on) {
+            (Some(off), Some(on)) if on <= back => on.saturating_sub(off),
+            _ => back.saturating_sub(lifted),
+        }
     }
 
     /// A legal move of the side having the move whose position the board
@@ -209,7 +226,7 @@ impl Inference {
                 self.turn
                     .placements
                     .iter()
-                    .filter(|(t, sq)| *sq == s && *t >= began)
+                    .filter(|(t, sq)| *sq == s && t.saturating_add(SLIDE_OVERLAP_MS) >= began)
                     .map(|(p, _)| *p)
                     .chain(pushed_off(s))
                     .find(|&p| {
@@ -217,8 +234,8 @@ impl Inference {
                             .removals
                             .iter()
                             .find(|(u, sq)| *sq == s && *u > p)
-                            .map_or(t, |(u, _)| *u)
-                            >= p.saturating_add(RELEASE_MIN_MS)
+                            .map_or(t, |(u, _)| self.turn.first_contact(s, *u))
+                            >= self.turn.first_contact(s, p).saturating_add(RELEASE_MIN_MS)
                     })
             };
             let stood = |s: Square| reached(s).is_some();
