@@ -195,6 +195,11 @@ impl HandStyle {
         "nudges",
     ];
 
+    /// How often the fast and fidgety hands (`blitz-hands`, `bullet`,
+    /// `nudges`) slide a piece with its magnet closing the square it
+    /// reaches before it opens the one it leaves.
+    pub const OVERLAP_OF_FAST_HANDS: f64 = 0.15;
+
     /// Every habit a FIDE player may have, chosen per move (no rook-first castling).
     pub fn random() -> HandStyle {
         HandStyle {
@@ -226,7 +231,7 @@ impl HandStyle {
             bounce: 0.7,
             glitches_per_minute: 0.5,
             wobble: 0.08,
-            slide_overlap: 0.15,
+            slide_overlap: 0.0,
             brush: 0.05,
             hesitate: 0.04,
             between_ms: (100, 700),
@@ -318,6 +323,7 @@ impl HandStyle {
             press_ms: (100, 600),
             between_ms: (40, 300),
             grab: 0.6,
+            slide_overlap: Self::OVERLAP_OF_FAST_HANDS,
             reaction_ms: (150, 350),
             bounce: 0.9,
             hesitate: 0.02,
@@ -338,6 +344,7 @@ impl HandStyle {
             press_ms: (50, 400),
             between_ms: (20, 60),
             grab: 0.8,
+            slide_overlap: Self::OVERLAP_OF_FAST_HANDS,
             reaction_ms: (100, 250),
             bounce: 0.9,
             hesitate: 0.01,
@@ -351,6 +358,7 @@ impl HandStyle {
         HandStyle {
             name: "nudges".into(),
             nudge: 0.5,
+            slide_overlap: Self::OVERLAP_OF_FAST_HANDS,
             ..HandStyle::random()
         }
     }
