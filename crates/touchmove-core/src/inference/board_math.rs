@@ -72,6 +72,14 @@ pub fn captured_square(m: &Move) -> Option<Square> {
     }
 }
 
+/// The squares where `m` sets its pieces: those it fills, and a captured
+/// piece's square (the capturing piece replaces it, or for en passant the
+/// captured pawn leaves it).
+pub(crate) fn arrival_squares(pos: &Chess, m: &Move) -> Bitboard {
+    (occupancy_after(pos, m) & !pos.board().occupied())
+        | captured_square(m).map_or(Bitboard::EMPTY, Bitboard::from_square)
+}
+
 /// The squares a piece leaves in `m` (king and rook both for castling).
 pub(crate) fn moving_from(m: &Move) -> Bitboard {
     match *m {

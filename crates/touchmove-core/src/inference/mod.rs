@@ -25,7 +25,8 @@ use crate::filter::{SettledChange, SquareChange};
 use crate::game::{Game, IllegalMoveRuling, LawEdition, Profile, Start};
 use crate::scan::Snapshot;
 use board_math::{
-    captured_square, colours_after, involved, moving_from, must_lift, occupancy_after,
+    arrival_squares, captured_square, colours_after, involved, moving_from, must_lift,
+    occupancy_after,
 };
 use touch::Touch;
 
@@ -830,9 +831,7 @@ impl Inference {
         // Touches from the moment the move's pieces stood where it puts
         // them: the move was made then (4.6), so they cannot bind it (the
         // next mover's hand taking a piece to capture, or an adjustment).
-        let arrivals = (occupancy_after(&before, &m) & !before.board().occupied())
-            | captured_square(&m).map_or(Bitboard::EMPTY, Bitboard::from_square);
-        let made_at = arrivals
+        let made_at = arrival_squares(&before, &m)
             .into_iter()
             .filter_map(|s| self.turn.placed_at[s as usize])
             .max();

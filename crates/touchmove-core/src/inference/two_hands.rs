@@ -342,8 +342,7 @@ impl Inference {
     pub(super) fn make_under_lifts(&mut self, t: Millis, made: MadeUnder) {
         // Where the move's pieces came to stand.
         let before = self.game.position();
-        let arrivals = (occupancy_after(before, &made.mv) & !before.board().occupied())
-            | captured_square(&made.mv).map_or(Bitboard::EMPTY, Bitboard::from_square);
+        let arrivals = arrival_squares(before, &made.mv);
         let old = std::mem::take(&mut self.turn);
         // The next mover's lifts are not the mover's touches.
         self.turn = TurnHands {
