@@ -327,3 +327,52 @@ fn a_piece_of_the_mover_taken_off_after_his_release_is_no_touch_of_his() {
     let out = h.run();
     read_exactly(&out, &["g4e3", "c3b2"]);
 }
+
+#[test]
+fn a_blip_under_a_piece_in_the_air_is_no_capture() {
+    let mut h = Hands::new(
+        Some("r4b2/1bQ5/5k2/8/1r6/7p/n6P/5K2 w - - 0 37"),
+        "fide-blitz",
+    );
+    // White brushes the b7 bishop while thinking (42 ms, no touch). The
+    // queen leaves c7; 57 ms later interference opens b7's switch for one
+    // 4 ms reading (the bishop never moved), and the queen lands on c1 243
+    // ms after that, longer than the settle time. Qxb7 fits the board while
+    // the queen is in the air, but nobody took the bishop.
+    h.wait(1000).lift_then("b7", 42).place_then("b7", 5000);
+    h.lift_then("c7", 57)
+        .lift_then("b7", 4)
+        .place_then("b7", 243)
+        .place_then("c1", 600)
+        .clock_then(White, 300);
+    h.carry("f6", "e6").clock(Black);
+    let out = h.run();
+    read_exactly(&out, &["c7c1", "f6e6"]);
+}
+
+#[test]
+fn the_next_mover_takes_the_piece_just_moved_before_the_turn_is_read() {
+    let mut h = Hands::new(
+        Some("1rbn1rk1/4nppp/p2q4/1p1p4/PPpP4/2P2NN1/4BPPP/RQ2R1K1 w - - 1 18"),
+        "fide-blitz",
+    );
+    // axb5: the b5 pawn off, White's pawn set down on b5. 122 ms later Black
+    // takes it off to recapture, before anything has settled, and slides
+    // his a6 pawn on (b5 busy 14 ms before a6 empties). White presses and
+    // lifts his e2 bishop while Black's hand goes to the clock: that bishop
+    // is in the air, not a capture on c4 that nobody saw.
+    h.wait(1000)
+        .lift_then("a4", 59)
+        .lift_then("b5", 53)
+        .place_then("b5", 122)
+        .lift_then("b5", 157)
+        .place_then("b5", 14)
+        .lift_then("a6", 55)
+        .clock_then(White, 141)
+        .lift_then("e2", 153)
+        .clock_then(Black, 142)
+        .place_then("d1", 142)
+        .clock_then(White, 1000);
+    let out = h.run();
+    read_exactly(&out, &["a4b5", "a6b5", "e2d1"]);
+}

@@ -35,11 +35,13 @@ impl Inference {
             ..
         } = *m
         {
-            let lifted = self.turn.first_lift(from);
-            let active = self.turn.active_at[to as usize];
+            let Some(lifted) = self.turn.first_lift(from) else {
+                return false;
+            };
             // A piece slid onto the captured square may close its switch a
             // moment before it opens the one it leaves.
-            return matches!((lifted, active), (Some(l), Some(a)) if a.saturating_add(SLIDE_OVERLAP_MS) >= l);
+            let after_lift = |a: Millis| a.saturating_add(SLIDE_OVERLAP_MS) >= lifted;
+            return self.turn.captured_square_worked(to, after_lift);
         }
         true
     }

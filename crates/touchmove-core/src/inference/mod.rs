@@ -195,6 +195,85 @@ impl TurnHands {
         first
     }
 
+    /// Whether a hand worked on `sq` at a time `when` accepts: a piece
+    /// lifted or set down there (a settled change), or its contacts
+    /// bouncing in a burst (a captured piece pushed off by the capturing
+    /// one). A lone blip of a scan or two is interference, the same as no
+    /// change at all: a piece held in the air over a square whose switch
+    /// blips has captured nothing.
+    fn captured_square_worked(&self, sq: Square, when: impl Fn(Millis) -> bool) -> bool {
+        let settled = self
+            .removals
+            .iter()
+            .chain(&self.placements)
+            .any(|&(u, s)| s == sq && when(u));
+        settled || self.burst_on(sq, when)
+    }
+
+    /// Whether the raw toggles of `sq` at times `when` accepts hold a burst
+    /// of at least [`FLICKER_TOGGLES`], each within [`FLICKER_BURST_MS`] of
+    /// the one before.
+    fn burst_on(&self, sq: Square, when: impl Fn(Millis) -> bool) -> bool {
+        let mut run: Option<(Millis, u8)> = None;
+        for &(u, _) in self.toggles.iter().filter(|(u, s)| *s == sq && when(*u)) {
+            let n = match run {
+                Some((last, n)) if u <= last.saturating_add(FLICKER_BURST_MS) => n + 1,
+                _ => 1,
+            };
+            if n >= FLICKER_TOGGLES {
+                return true;
+            }
+            run = Some((u, n));
+        }
+        false
+    }
+
+    /// When a piece first came to stand on `sq` since `began` (a move's
+    /// first lift): the first piece set down there (or `pushed_off`, the
+    /// raw arrival of a capturing piece that pushed the captured one off)
+    /// that stayed at least [`two_hands::RELEASE_MIN_MS`] before the square
+    /// next emptied, or until `now`. Not a piece passing over the square,
+    /// nor one rocking as it lands.
+    fn came_to_stand(
+        &self,
+        sq: Square,
+        began: Millis,
+        now: Millis,
+        pushed_off: Option<Millis>,
+    ) -> Option<Millis> {
+        self.placements
+            .iter()
+            .filter(|(u, s)| *s == sq && u.saturating_add(SLIDE_OVERLAP_MS) >= began)
+            .map(|(p, _)| *p)
+            .chain(pushed_off)
+            .find(|&p| {
+                self.removals
+                    .iter()
+                    .find(|(u, s)| *s == sq && *u > p)
+                    .map_or(now, |(u, _)| self.first_contact(sq, *u))
+                    >= self
+                        .first_contact(sq, p)
+                        .saturating_add(two_hands::RELEASE_MIN_MS)
+            })
+    }
+
+    /// When `m`'s pieces came to stand where it sets them (4.6: the move
+    /// made), the latest over its squares; `None` when a square was never
+    /// reached.
+    fn first_arrival(&self, pos: &Chess, m: &Move, now: Millis) -> Option<Millis> {
+        let began = moving_from(m)
+            .into_iter()
+            .filter_map(|s| self.first_lift(s))
+            .min()?;
+        let arrived = occupancy_after(pos, m) & arrival_squares(pos, m);
+        arrived
+            .into_iter()
+            .map(|sq| self.came_to_stand(sq, began, now, None))
+            .collect::<Option<Vec<Millis>>>()?
+            .into_iter()
+            .max()
+    }
+
     /// When the piece on `sq` first left it this turn (a later hand may
     /// have passed over the square since).
     fn first_lift(&self, sq: Square) -> Option<Millis> {

@@ -10,7 +10,7 @@ use super::*;
 /// the quickest reaction of a player to a release takes about 100 ms
 /// (from the piece's first contact to the grab's first opening: the
 /// contacts' bounce in between is no part of it).
-const RELEASE_MIN_MS: Millis = 90;
+pub(super) const RELEASE_MIN_MS: Millis = 90;
 
 /// A move found on the board under pieces lifted since it was made.
 #[derive(Debug, Clone)]
@@ -102,10 +102,20 @@ impl Inference {
         if let Some(m) = self.pick(&cands)
             && !must_lift(&m).contains(sq)
         {
+            let (old, before) = (self.turn.clone(), pos.clone());
+            let plies = self.game.moves().len();
             self.evaluate(t);
             // A promotion whose piece was not named is a queen (3.7e).
             let role = self.promotion_choice.take().unwrap_or(Role::Queen);
             self.make_promotion(t, role);
+            // What the next mover's hand did after the move's pieces first
+            // stood (a piece of the mover's taken off to capture it, his
+            // own piece slid on) is his turn's, not lost with the mover's.
+            if self.game.moves().len() == plies + 1
+                && let Some(release) = old.first_arrival(&before, &m, t)
+            {
+                self.carry_over(&old, release);
+            }
             return;
         }
         // No move the hands were seen making, the mover's pieces gone and
@@ -222,22 +232,7 @@ impl Inference {
                     .map(|(f, _)| *f)
                     .filter(|_| captured_square(&m) == Some(s))
             };
-            let reached = |s: Square| {
-                self.turn
-                    .placements
-                    .iter()
-                    .filter(|(t, sq)| *sq == s && t.saturating_add(SLIDE_OVERLAP_MS) >= began)
-                    .map(|(p, _)| *p)
-                    .chain(pushed_off(s))
-                    .find(|&p| {
-                        self.turn
-                            .removals
-                            .iter()
-                            .find(|(u, sq)| *sq == s && *u > p)
-                            .map_or(t, |(u, _)| self.turn.first_contact(s, *u))
-                            >= self.turn.first_contact(s, p).saturating_add(RELEASE_MIN_MS)
-                    })
-            };
+            let reached = |s: Square| self.turn.came_to_stand(s, began, t, pushed_off(s));
             let stood = |s: Square| reached(s).is_some();
             if !arrived.into_iter().all(stood) {
                 continue;
