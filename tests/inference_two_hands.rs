@@ -376,3 +376,48 @@ fn the_next_mover_takes_the_piece_just_moved_before_the_turn_is_read() {
     let out = h.run();
     read_exactly(&out, &["a4b5", "a6b5", "e2d1"]);
 }
+
+#[test]
+fn a_rook_brushing_the_square_the_king_left_is_no_rook_first_castling() {
+    let mut h = Hands::new(
+        Some("r1bqk2r/p2nbppp/2p1p3/2ppP3/2P5/3P1N2/PP3PPP/RNBQ1RK1 w kq - 1 9"),
+        "fide-blitz",
+    );
+    // Nc3; Black lifts his king before White's press and sets it on g8,
+    // then carries the rook from h8 to f8, brushing e8 on the way (39 ms).
+    // The king was touched first: no breach of 4.4b.
+    h.wait(1000).lift_then("b1", 285).place_then("c3", 126);
+    h.lift_then("e8", 18).clock_then(White, 137);
+    h.place_then("g8", 24)
+        .lift_then("h8", 107)
+        .place_then("e8", 39)
+        .lift_then("e8", 32)
+        .place_then("f8", 208)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["b1c3", "e8g8"]);
+}
+
+#[test]
+fn a_pawn_swapped_for_its_new_piece_is_no_touch_of_the_next_mover() {
+    let mut h = Hands::new(
+        Some("rnbqkbnr/P1pp3p/6p1/2P5/5p2/3p4/1P2PPPP/RNBQKBNR w KQkq - 0 9"),
+        "fide-blitz",
+    );
+    // axb8=Q: the pawn pushes the knight off b8, is taken off again a
+    // second later and the queen set down (3.7e). Black takes the e2 pawn
+    // off before White's press and plays dxe2. The pawn swapped off b8 is
+    // White's hand, not Black touching the queen (4.3b).
+    h.wait(1000)
+        .lift_then("a7", 293)
+        .lift_then("b8", 27)
+        .place_then("b8", 998)
+        .lift_then("b8", 1327)
+        .place_then("b8", 159);
+    h.lift_then("e2", 41).clock_then(White, 17);
+    h.lift_then("d3", 232)
+        .place_then("e2", 351)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["a7b8q", "d3e2"]);
+}

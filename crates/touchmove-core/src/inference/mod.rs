@@ -664,10 +664,15 @@ impl Inference {
             && !self.turn.touches.iter().any(|x| x.square == sq)
             && self.game.position().board().piece_at(sq) == Some(piece)
         {
+            // A piece set down here a moment ago and gone again did not
+            // stand: a piece passing over the square (a hand brushing it
+            // on its way), not the piece the game has there being touched.
+            let passing = self.turn.placed_at[sq as usize]
+                .is_some_and(|p| t < p.saturating_add(two_hands::RELEASE_MIN_MS));
             if self.adjusting {
                 // An adjustment announced beforehand (4.2): not a touch.
                 self.adjusting = false;
-            } else if self.awaiting_press.is_none() {
+            } else if self.awaiting_press.is_none() && !passing {
                 let with = self.game.position().board().occupied() & !self.board;
                 self.turn.touches.push(Touch {
                     square: sq,

@@ -356,7 +356,11 @@ impl Inference {
         self.carry_over(&old, made.release);
         // Pieces touched after the release: the next mover's touches.
         for x in old.touches.iter().filter(|x| x.at > made.release) {
-            if made.gone.contains(x.square) {
+            // (On the move's own squares: the mover's hand finishing it, a
+            // pawn swapped for its new piece (3.7e), or the next mover
+            // taking the piece just moved, which the sensors cannot tell
+            // apart: no accusation rests on it.)
+            if made.gone.contains(x.square) || arrivals.contains(x.square) {
                 continue;
             }
             if let Some(piece) = self.game.position().board().piece_at(x.square) {
