@@ -421,3 +421,58 @@ fn a_pawn_swapped_for_its_new_piece_is_no_touch_of_the_next_mover() {
     let out = h.run();
     read_exactly(&out, &["a7b8q", "d3e2"]);
 }
+
+#[test]
+fn a_piece_leaving_its_square_as_the_press_comes_is_the_next_movers_hand() {
+    let mut h = Hands::new(
+        Some("6k1/p3bpp1/4p1n1/2p1P2p/2q4P/2B2NP1/PP3P2/3Q1K2 w - - 3 27"),
+        "fide-blitz",
+    );
+    // Kg1; Black's queen slides c4–g4, closing d4 before c4 opens, and
+    // c4's contacts bounce through the very moment White presses.
+    h.wait(1000).lift_then("f1", 194).place_then("g1", 148);
+    h.place_then("d4", 12)
+        .lift_then("c4", 2)
+        .place_then("c4", 1)
+        .clock_then(White, 1)
+        .lift_then("c4", 3)
+        .lift_then("d4", 18)
+        .place_then("e4", 24)
+        .lift_then("e4", 13)
+        .place_then("f4", 31)
+        .lift_then("f4", 24)
+        .place_then("g4", 460)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["f1g1", "c4g4"]);
+}
+
+#[test]
+fn a_capture_pushed_off_before_the_opponents_press_is_read_at_its_own_press() {
+    let mut h = Hands::new(
+        Some("r1bqkb1r/pp2pp1p/2np1np1/8/2PNP3/2N2P2/PP4PP/R1BQKB1R b KQkq - 0 7"),
+        "fide-blitz",
+    );
+    // Nxd4; before Black's press White's queen slides d1–d4 (d2 closing
+    // before d1 opens) and pushes the knight off d4, whose contacts only
+    // bounce. Black presses, lifts his f8 bishop; White presses; Bg7.
+    h.wait(1000)
+        .lift_then("c6", 37)
+        .lift_then("d4", 46)
+        .place_then("d4", 154);
+    h.place_then("d2", 4)
+        .lift_then("d1", 25)
+        .lift_then("d2", 30)
+        .place_then("d3", 35)
+        .lift_then("d3", 44);
+    for _ in 0..4 {
+        h.lift_then("d4", 2).place_then("d4", 2);
+    }
+    h.clock_then(Black, 116)
+        .lift_then("f8", 151)
+        .clock_then(White, 3)
+        .place_then("g7", 128)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["c6d4", "d1d4", "f8g7"]);
+}

@@ -58,6 +58,11 @@ pub(crate) const SLIDE_OVERLAP_MS: Millis = 40;
 /// takes longer to undo what it did.
 const BOUNCE_GAP_MS: Millis = 5;
 
+/// How far back a press looks for contacts bouncing under a hand: the
+/// debounce's window ([`crate::filter::DebounceConfig::DEFAULT_STABLE_MS`]),
+/// within which a raw change has not settled yet.
+const BOUNCE_WINDOW_MS: Millis = 8;
+
 /// When a move is completed (Article 6.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
@@ -272,6 +277,25 @@ impl TurnHands {
             .collect::<Option<Vec<Millis>>>()?
             .into_iter()
             .max()
+    }
+
+    /// Squares whose contacts toggled at least twice in the last
+    /// [`BOUNCE_WINDOW_MS`] up to `t`: a hand at work on them right now.
+    fn bouncing_at(&self, t: Millis) -> Bitboard {
+        let mut seen = Bitboard::EMPTY;
+        let mut twice = Bitboard::EMPTY;
+        for &(u, sq) in self.toggles.iter().rev() {
+            if u.saturating_add(BOUNCE_WINDOW_MS) < t {
+                break;
+            }
+            if u <= t {
+                if seen.contains(sq) {
+                    twice.add(sq);
+                }
+                seen.add(sq);
+            }
+        }
+        twice
     }
 
     /// When the piece on `sq` first left it this turn (a later hand may

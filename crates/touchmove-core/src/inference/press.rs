@@ -191,7 +191,18 @@ impl Inference {
         if self.pick(&self.candidates(self.board, false)).is_some() {
             return None;
         }
-        self.made_under_lifts(t, self.board, Hands::AnyAfterRelease)
+        if let Some(made) = self.made_under_lifts(t, self.board, Hands::AnyAfterRelease) {
+            return Some(made);
+        }
+        // A piece leaving its square at this very moment may read present
+        // between its contacts' bounces (a slide that closes the next
+        // square before it opens this one): a square bouncing now is
+        // being lifted.
+        let bouncing = self.turn.bouncing_at(t) & self.board;
+        if bouncing.any() && bouncing.count() <= 2 {
+            return self.made_under_lifts(t, self.board & !bouncing, Hands::AnyAfterRelease);
+        }
+        None
     }
 
     /// The reply of `side` (to move, while the opponent's move awaits its

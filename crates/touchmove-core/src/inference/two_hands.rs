@@ -71,6 +71,11 @@ impl Inference {
                 self.turn
                     .toggles
                     .extend(old.toggles.iter().filter(|(t, s)| *s == sq && *t > release));
+                // A captured piece pushed off since (its contacts' burst).
+                if old.burst_on(sq, |u| u > release) {
+                    self.turn.flicker.add(sq);
+                    self.turn.flicker_at[i] = old.flicker_at[i];
+                }
                 if old.lifted_at[i].is_some_and(|l| l > release) {
                     self.turn.lifted_at[i] = old.lifted_at[i];
                     self.turn.lifts.add(sq);
