@@ -476,3 +476,24 @@ fn a_capture_pushed_off_before_the_opponents_press_is_read_at_its_own_press() {
     let out = h.run();
     read_exactly(&out, &["c6d4", "d1d4", "f8g7"]);
 }
+
+#[test]
+fn a_square_reached_by_the_next_movers_slide_before_his_piece_leaves_is_no_move_of_the_mover() {
+    let mut h = Hands::new(
+        Some("8/p4p1k/1p2pPbp/3pP1p1/3P4/1P2PB1P/P3Q1K1/2q5 b - - 3 38"),
+        "fide-blitz",
+    );
+    // Qc2. White takes the queen off c2 140 ms after it lands and slides
+    // his e2 queen over d2 to c2: d2 closes 15 ms before e2 opens, so for a
+    // moment the board shows Black's queen on d2 (Qd2) — which it never was.
+    h.wait(1000).lift_then("c1", 237).place_then("c2", 140);
+    h.lift_then("c2", 70)
+        .place_then("d2", 15)
+        .lift_then("e2", 50)
+        .lift_then("d2", 43)
+        .clock_then(Black, 1)
+        .place_then("c2", 333)
+        .clock_then(White, 1000);
+    let out = h.run();
+    read_exactly(&out, &["c1c2", "e2c2"]);
+}

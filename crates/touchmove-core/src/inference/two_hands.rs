@@ -106,6 +106,7 @@ impl Inference {
         let cands = self.candidates(self.board, false);
         if let Some(m) = self.pick(&cands)
             && !must_lift(&m).contains(sq)
+            && !self.slid_on_from(t, sq, &m)
         {
             let (old, before) = (self.turn.clone(), pos.clone());
             let plies = self.game.moves().len();
@@ -146,6 +147,29 @@ impl Inference {
         {
             self.explain_within(t, self.board, 2);
         }
+    }
+
+    /// Whether a square `m` sets a piece on may instead have been reached
+    /// by the piece now leaving `sq`, slid there with its magnet closing
+    /// the new square a moment before it opens this one: reached within
+    /// [`SLIDE_OVERLAP_MS`] before `sq` first opened, and in that piece's
+    /// reach. The board then shows `m` only by that overlap; the next
+    /// settle tells (certainty first).
+    fn slid_on_from(&self, t: Millis, sq: Square, m: &Move) -> bool {
+        let pos = self.game.position();
+        let Some(piece) = pos.board().piece_at(sq) else {
+            return false;
+        };
+        let opened = self.turn.first_contact(sq, t);
+        let reach = shakmaty::attacks::attacks(sq, piece, pos.board().occupied());
+        (arrival_squares(pos, m) & self.board & reach)
+            .into_iter()
+            .any(|s| {
+                self.turn.placed_at[s as usize].is_some_and(|p| {
+                    let first = self.turn.first_contact(s, p);
+                    first <= opened && first.saturating_add(SLIDE_OVERLAP_MS) >= opened
+                })
+            })
     }
 
     /// A piece was set down on `sq`, where a piece stood at the last settle.
