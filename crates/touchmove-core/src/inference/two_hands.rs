@@ -152,17 +152,15 @@ impl Inference {
     /// Whether a square `m` sets a piece on may instead have been reached
     /// by the piece now leaving `sq`, slid there with its magnet closing
     /// the new square a moment before it opens this one: reached within
-    /// [`SLIDE_OVERLAP_MS`] before `sq` first opened, and in that piece's
-    /// reach. The board then shows `m` only by that overlap; the next
-    /// settle tells (certainty first).
+    /// [`SLIDE_OVERLAP_MS`] before `sq` first opened, and next to `sq` (the
+    /// first square a slide reaches, a knight's included). The board then
+    /// shows `m` only by that overlap; the next settle tells (certainty
+    /// first).
     fn slid_on_from(&self, t: Millis, sq: Square, m: &Move) -> bool {
         let pos = self.game.position();
-        let Some(piece) = pos.board().piece_at(sq) else {
-            return false;
-        };
         let opened = self.turn.first_contact(sq, t);
-        let reach = shakmaty::attacks::attacks(sq, piece, pos.board().occupied());
-        (arrival_squares(pos, m) & self.board & reach)
+        let next_to = shakmaty::attacks::king_attacks(sq);
+        (arrival_squares(pos, m) & self.board & next_to)
             .into_iter()
             .any(|s| {
                 self.turn.placed_at[s as usize].is_some_and(|p| {
