@@ -183,6 +183,28 @@ fn a_move_in_the_making_when_the_board_is_read_again_is_understood() {
 }
 
 #[test]
+fn a_piece_read_again_on_a_square_it_slides_over_has_not_moved_there() {
+    let (before, events, mut h) = before_the_crash();
+    // Black slides his d7 pawn to d5: the daemon comes back while the
+    // pawn's magnet holds d6 (d7 open, d6 closed), which is d6 on the board.
+    h.lift_then("d7", 5).place_then("d6", 20);
+    let up = h.t;
+    h.wait(40)
+        .lift_then("d6", 60)
+        .place_then("d5", 600)
+        .clock(Black);
+    let (mut s, out) = resume(&before, &events, &h.trace, up, Downtime::Pause);
+    let more = feed(&mut s, &h.trace, up + 1, h.t);
+    let mut all = moves(&out);
+    all.extend(moves(&more));
+    assert_eq!(all, ["d7d5"]);
+    assert!(
+        out.iter().chain(&more).all(|e| !e.kind.is_alert()),
+        "{out:?} {more:?}"
+    );
+}
+
+#[test]
 fn a_capture_in_the_making_when_the_board_is_read_again_is_understood() {
     let (mut before, mut events, mut h) = before_the_crash();
     let from = h.t;

@@ -523,10 +523,16 @@ impl Inference {
             for sq in board & !expected {
                 self.turn.active_at[sq as usize] = Some(t);
             }
+            if board != expected && self.started && !self.game.is_over() {
+                // A hand at work is not done: the board read again is
+                // judged once it has settled (a sliding piece read on a
+                // square it passes over has not made a move there).
+                self.read_again = true;
+                self.last_change = Some(t);
+                return;
+            }
         }
-        self.read_again = resumed;
         self.evaluate(t);
-        self.read_again = false;
     }
 
     /// When the tracker next needs [`Inference::advance`].
@@ -767,6 +773,12 @@ impl Inference {
 
     /// The board has stood still for the settle time: conclude.
     fn evaluate(&mut self, t: Millis) {
+        self.evaluate_board(t);
+        // (Only the first look after a restart is a board read again.)
+        self.read_again = false;
+    }
+
+    fn evaluate_board(&mut self, t: Millis) {
         let board = self.board;
         let changed = self.settle_placed(t);
         self.last_change = None;
