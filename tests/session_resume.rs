@@ -205,6 +205,32 @@ fn a_piece_read_again_on_a_square_it_slides_over_has_not_moved_there() {
 }
 
 #[test]
+fn a_piece_in_the_air_when_the_board_is_read_again_is_not_an_unseen_capture() {
+    let (mut before, mut events, mut h) = before_the_crash();
+    let from = h.t;
+    h.lift("d7");
+    events.extend(feed(&mut before, &h.trace, from, h.t - 1));
+    // Down: Black sets his pawn on d5 and presses; White lifts his e4 pawn.
+    let down = h.t;
+    h.place("d5").clock(Black).lift("e4");
+    let up = h.t - 1;
+    // The board read again (d7 and e4 empty, d5 full) is also 1... d5
+    // 2. exd5 with the d5 pawn never seen leaving. White's pawn goes to e5.
+    h.wait(300).place("e5").clock(White);
+    h.carry("g8", "f6").clock(Black);
+    let (mut s, out) = resume(&before, &events, &h.trace, up, Downtime::Pause);
+    assert!(down < up);
+    let more = feed(&mut s, &h.trace, up + 1, h.t);
+    let mut all = moves(&out);
+    all.extend(moves(&more));
+    assert_eq!(all, ["d7d5", "e4e5", "g8f6"]);
+    assert!(
+        out.iter().chain(&more).all(|e| !e.kind.is_alert()),
+        "{out:?} {more:?}"
+    );
+}
+
+#[test]
 fn a_capture_in_the_making_when_the_board_is_read_again_is_understood() {
     let (mut before, mut events, mut h) = before_the_crash();
     let from = h.t;

@@ -143,6 +143,23 @@ impl Inference {
             // Nothing missed, a hand at work: also a hypothesis.
             lines.push(Vec::new());
         }
+        // On a board read again after a restart, where the players' hands
+        // were most likely at work: fewer plies, and a hand at work after
+        // them (a line ending in a capture whose captured piece never left
+        // its square leaves the same board as the capturing piece still in
+        // the hand).
+        let mut shorter: Vec<Vec<Move>> = Vec::new();
+        for line in lines.iter().filter(|_| resumed) {
+            let mut p = pos.clone();
+            for k in 1..line.len() {
+                p.play_unchecked(line[k - 1]);
+                let prefix = &line[..k];
+                if in_progress_at(&p, board) && !lines.iter().chain(&shorter).any(|l| l == prefix) {
+                    shorter.push(prefix.to_vec());
+                }
+            }
+        }
+        lines.extend(shorter);
         self.hypothesise(t, lines);
         true
     }
