@@ -332,3 +332,128 @@ fn with_the_arbiter_deciding_moves_made_meanwhile_are_only_listed() {
     );
     assert_eq!(s.game().ply(), 3);
 }
+
+/// The board read again at random moments of synthesized games while a
+/// hand is at work (a piece in the air, a slide half done, moves made while
+/// down): the record goes on exactly, with no alert. A sample by default; `TOUCHMOVE_FULL=1` resumes
+/// 20 times in each of 100 games, with slides that close the next square
+/// before they open the last one.
+#[test]
+fn resumed_at_random_moments_the_record_goes_on_exactly() {
+    use rand::{RngExt, SeedableRng};
+    use touchmove_core::replay::session_for;
+    use touchmove_synth::{self as synth, HandStyle};
+    let full = std::env::var("TOUCHMOVE_FULL").is_ok_and(|v| v == "1");
+    let (games, kills) = if full { (100, 20) } else { (6, 5) };
+    let mut style = HandStyle::random();
+    style.slide_overlap = 0.3;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let mut failures = Vec::new();
+    let (mut checked, mut opened) = (0, 0);
+    for seed in 0..games {
+        let (start, game) = synth::random_game(seed + 5000, 120);
+        let synthesized = synth::synthesize(&start, &game, &style, seed * 13 + 1);
+        let trace = &synthesized.trace;
+        let source = support::source_uci(&start, &game);
+        for _ in 0..kills {
+            // Down while a hand is at work (most of a game is thinking).
+            let m = &synthesized.moves[rng.random_range(0..synthesized.moves.len())];
+            let down = rng.random_range(m.first_lift..=m.last_release + 50);
+            let up = down + rng.random_range(0..600);
+            let mut before = session_for(trace, None, None, None, None, None).unwrap();
+            let mut events = Vec::new();
+            for r in trace.records.iter().filter(|r| r.t <= down) {
+                before.apply(r, &mut events).unwrap();
+            }
+            before.advance(down, &mut events);
+            let awaiting_press = events.iter().fold(None, |awaiting, e| match e.kind {
+                EventKind::Move { ply, .. } => Some(ply),
+                EventKind::MoveCompleted { ply } if awaiting == Some(ply) => None,
+                _ => awaiting,
+            });
+            // A promotion's piece named for a move not yet recorded when
+            // the daemon went down (or named while it was down) is not in
+            // the journal: the board's guess stands in for it.
+            let last_move = events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Move { .. }))
+                .map(|e| e.t_ms)
+                .max()
+                .unwrap_or(0);
+            if trace
+                .records
+                .iter()
+                .any(|r| r.t > last_move && r.t <= up && matches!(r.record, Record::Promote(_)))
+            {
+                continue;
+            }
+            let mut out = Vec::new();
+            let mut s = Session::resume(
+                before.config().clone(),
+                None,
+                Resumption {
+                    game: before.game().clone(),
+                    next_seq: before.next_seq(),
+                    awaiting_press,
+                    clock: None,
+                    t: up,
+                    downtime: Downtime::Pause,
+                },
+                &mut out,
+            );
+            s.scan(up, &board_at(trace, up), &mut out).unwrap();
+            for r in trace.records.iter().filter(|r| r.t > up) {
+                s.apply(r, &mut out).unwrap();
+            }
+            while let Some(deadline) = s.next_board_deadline() {
+                s.advance(deadline, &mut out);
+            }
+            checked += 1;
+            let played = support::played_uci(&s);
+            let exact = played == source || (s.game().is_over() && source.starts_with(&played));
+            // Still open at the end of the game, the game's own line among
+            // the candidates: a board that can never tell (a pawn that
+            // took on d5 or on f5, read again with the pawn in the air).
+            let open = source.starts_with(&played)
+                && out
+                    .iter()
+                    .rev()
+                    .find_map(|e| match &e.kind {
+                        EventKind::Candidates { lines } => Some(lines),
+                        _ => None,
+                    })
+                    .is_some_and(|lines| {
+                        lines.iter().any(|l| {
+                            l.split(' ')
+                                .eq(source[played.len()..].iter().map(String::as_str))
+                        })
+                    });
+            if open {
+                opened += 1;
+            }
+            if !(exact || open) || out.iter().any(|e| e.kind.is_alert()) {
+                failures.push(format!(
+                    "random game {} down {down} up {up}: {}",
+                    seed + 5000,
+                    match played.iter().zip(&source).position(|(a, b)| a != b) {
+                        Some(i) => format!("ply {} read {} for {}", i + 1, played[i], source[i]),
+                        None => format!("{} of {} plies", played.len(), source.len()),
+                    }
+                ));
+            }
+        }
+    }
+    if full {
+        println!(
+            "resumed: {} of {checked} read on exactly, {opened} of them open at the end",
+            checked - failures.len()
+        );
+    }
+    assert!(checked > 0);
+    assert!(
+        failures.is_empty(),
+        "{} of {checked}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

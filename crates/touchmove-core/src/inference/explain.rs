@@ -136,6 +136,32 @@ impl Inference {
         } else {
             missed::explanations(&pos, board, self.white, max_plies, missed::Roam::Short)
         };
+        if resumed {
+            // Read again after a restart: a move made while the daemon was
+            // down, and the next mover's hand already at work (his pieces
+            // off the board, nothing else changed). First, before longer
+            // lines.
+            let mut first: Vec<Vec<Move>> = pos
+                .legal_moves()
+                .into_iter()
+                .filter(|m| {
+                    let after = occupancy_after(&pos, m);
+                    (moving_from(m) & board).is_empty()
+                        && (arrival_squares(&pos, m) & after & !board).is_empty()
+                        && (board & !after).is_empty()
+                        && after != board
+                        && {
+                            let mut p = pos.clone();
+                            p.play_unchecked(*m);
+                            in_progress_at(&p, board)
+                        }
+                })
+                .map(|m| vec![m])
+                .filter(|l| !lines.contains(l))
+                .collect();
+            first.append(&mut lines);
+            lines = first;
+        }
         if lines.is_empty() {
             return false;
         }
