@@ -125,6 +125,20 @@ fn resume(
     (s, out)
 }
 
+/// Resumes at `up` and feeds the rest of the hands: the moves recorded
+/// from the board read again on, which raise no alert.
+fn read_on(before: &Session, events: &[Event], h: &Hands, up: Millis) -> Vec<String> {
+    let (mut s, out) = resume(before, events, &h.trace, up, Downtime::Pause);
+    let more = feed(&mut s, &h.trace, up + 1, h.t);
+    assert!(
+        out.iter().chain(&more).all(|e| !e.kind.is_alert()),
+        "{out:?} {more:?}"
+    );
+    let mut all = moves(&out);
+    all.extend(moves(&more));
+    all
+}
+
 #[test]
 fn the_same_board_goes_on_with_the_numbering_and_the_clock_paused() {
     let (before, events, mut h) = before_the_crash();
@@ -193,15 +207,7 @@ fn a_piece_read_again_on_a_square_it_slides_over_has_not_moved_there() {
         .lift_then("d6", 60)
         .place_then("d5", 600)
         .clock(Black);
-    let (mut s, out) = resume(&before, &events, &h.trace, up, Downtime::Pause);
-    let more = feed(&mut s, &h.trace, up + 1, h.t);
-    let mut all = moves(&out);
-    all.extend(moves(&more));
-    assert_eq!(all, ["d7d5"]);
-    assert!(
-        out.iter().chain(&more).all(|e| !e.kind.is_alert()),
-        "{out:?} {more:?}"
-    );
+    assert_eq!(read_on(&before, &events, &h, up), ["d7d5"]);
 }
 
 #[test]
@@ -218,16 +224,8 @@ fn a_piece_in_the_air_when_the_board_is_read_again_is_not_an_unseen_capture() {
     // 2. exd5 with the d5 pawn never seen leaving. White's pawn goes to e5.
     h.wait(300).place("e5").clock(White);
     h.carry("g8", "f6").clock(Black);
-    let (mut s, out) = resume(&before, &events, &h.trace, up, Downtime::Pause);
     assert!(down < up);
-    let more = feed(&mut s, &h.trace, up + 1, h.t);
-    let mut all = moves(&out);
-    all.extend(moves(&more));
-    assert_eq!(all, ["d7d5", "e4e5", "g8f6"]);
-    assert!(
-        out.iter().chain(&more).all(|e| !e.kind.is_alert()),
-        "{out:?} {more:?}"
-    );
+    assert_eq!(read_on(&before, &events, &h, up), ["d7d5", "e4e5", "g8f6"]);
 }
 
 #[test]
