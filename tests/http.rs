@@ -439,7 +439,17 @@ async fn every_control_command_works_with_the_token() {
     // An agreed draw ends the game.
     let (status, text) = post("draw", r#"{"side":"white","kind":"agree"}"#).await;
     assert_eq!(status, 200, "{text}");
-    let s = state().await;
+    // The answer comes once the command is taken; the state follows when
+    // its events are published (after the journal, on a busy machine a
+    // moment later).
+    let mut s = state().await;
+    for _ in 0..200 {
+        if !s["result"].is_null() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        s = state().await;
+    }
     assert_eq!(s["result"]["result"], "1/2-1/2", "{s}");
     assert_eq!(s["result"]["reason"], "agreement");
     running.stop().await.unwrap();

@@ -229,6 +229,17 @@ fn a_piece_in_the_air_when_the_board_is_read_again_is_not_an_unseen_capture() {
 }
 
 #[test]
+fn a_move_made_while_down_then_the_next_move_at_once_are_read() {
+    let (before, events, mut h) = before_the_crash();
+    // Down: Black plays ...Nf6 and presses; White lifts his d2 pawn and
+    // sets it on d4 just after the board is read again.
+    h.carry("g8", "f6").clock(Black).lift("d2");
+    let up = h.t - 1;
+    h.place("d4").clock(White);
+    assert_eq!(read_on(&before, &events, &h, up), ["g8f6", "d2d4"]);
+}
+
+#[test]
 fn a_capture_in_the_making_when_the_board_is_read_again_is_understood() {
     let (mut before, mut events, mut h) = before_the_crash();
     let from = h.t;

@@ -180,7 +180,11 @@ impl Inference {
             for k in 1..line.len() {
                 p.play_unchecked(line[k - 1]);
                 let prefix = &line[..k];
-                if in_progress_at(&p, board) && !lines.iter().chain(&shorter).any(|l| l == prefix) {
+                // (Pieces only missing: a piece set down is a ply of the line.)
+                if (board & !p.board().occupied()).is_empty()
+                    && in_progress_at(&p, board)
+                    && !lines.iter().chain(&shorter).any(|l| l == prefix)
+                {
                     shorter.push(prefix.to_vec());
                 }
             }
