@@ -405,3 +405,23 @@ fn two_missed_plies_are_reconstructed_or_listed() {
 fn three_missed_plies_are_reconstructed_or_listed() {
     check_missed(3, 16);
 }
+
+#[test]
+fn a_knocked_pawn_is_no_capture_nobody_touched_and_a_promotion() {
+    // White's b7 pawn is knocked off while Black thinks. Nxc6 (the c6 queen
+    // never read empty) and b8=Q (onto the square the knight left) would
+    // leave the same board, but nobody touched the knight.
+    let mut h = support::Hands::new(
+        Some("1n1b1rk1/1P6/2Q1P2n/p5p1/3N2p1/PP6/2b5/R1B1KB2 b - - 0 27"),
+        "fide-standard",
+    );
+    h.wait(1000).lift_then("b7", 3000).place_then("b7", 1000);
+    let out = h.run();
+    assert!(support::played_uci(&out.session).is_empty());
+    assert_eq!(
+        support::kinds(&out.events),
+        ["game_started", "displaced", "restored"],
+        "{:?}",
+        out.events.iter().map(|e| e.to_json()).collect::<Vec<_>>()
+    );
+}

@@ -113,6 +113,18 @@ impl Inference {
         self.explain_within(t, board, self.config.max_missed_plies)
     }
 
+    /// Pieces gone and nothing moving, without a jump: captures the sensors
+    /// missed (the captured piece never read empty), perhaps answered. Only
+    /// lines that move pieces seen lifted: a piece knocked off the board is
+    /// not a capture by a piece nobody touched and a promotion onto the
+    /// square it left.
+    pub(super) fn explain_missed_captures(&mut self, t: Millis, board: Bitboard) -> bool {
+        self.lines_seen_only = true;
+        let found = self.explain_within(t, board, 2);
+        self.lines_seen_only = false;
+        found
+    }
+
     /// [`Inference::explain_jump`] with at most `max_plies`.
     pub(super) fn explain_within(&mut self, t: Millis, board: Bitboard, max_plies: usize) -> bool {
         let pos = self.game.position().clone();
@@ -136,6 +148,10 @@ impl Inference {
         } else {
             missed::explanations(&pos, board, self.white, max_plies, missed::Roam::Short)
         };
+        if self.lines_seen_only {
+            let seen = self.turn.lifts | self.turn.flicker;
+            lines.retain(|line| line.iter().all(|m| (moving_from(m) & !seen).is_empty()));
+        }
         if resumed {
             // Read again after a restart: a move made while the daemon was
             // down, and the next mover's hand already at work (his pieces

@@ -384,6 +384,9 @@ pub struct Inference {
     raw: Bitboard,
     /// The board is being read for the first time after a restart.
     read_again: bool,
+    /// [`Inference::explain_within`] keeps only lines that move pieces
+    /// seen lifted.
+    lines_seen_only: bool,
     /// Resumed and the board not read yet: the first reading may show a
     /// move in the making or moves made meanwhile.
     resumed: bool,
@@ -419,6 +422,7 @@ impl Inference {
             inferring: false,
             raw: Bitboard::EMPTY,
             read_again: false,
+            lines_seen_only: false,
             resumed: false,
             out: Vec::new(),
         }
@@ -868,7 +872,7 @@ impl Inference {
             }
             // Pieces gone and nothing moving: a capture the sensors missed
             // (its captured piece never read empty), perhaps answered?
-            if self.explain_within(t, board, 2) {
+            if self.explain_missed_captures(t, board) {
                 return;
             }
         }

@@ -145,7 +145,7 @@ impl Inference {
             && quiet_since.is_some_and(|q| t >= q.saturating_add(MISSING_GRACE_MS))
             && !capture_target()
         {
-            self.explain_within(t, self.board, 2);
+            self.explain_missed_captures(t, self.board);
         }
     }
 
