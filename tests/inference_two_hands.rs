@@ -497,3 +497,33 @@ fn a_square_reached_by_the_next_movers_slide_before_his_piece_leaves_is_no_move_
     let out = h.run();
     read_exactly(&out, &["c1c2", "e2c2"]);
 }
+
+#[test]
+fn a_knight_slid_onto_the_square_beside_it_before_it_leaves_is_no_move_of_the_mover() {
+    let mut h = Hands::new(
+        Some("4r1k1/pb4pp/6q1/1Pp2p2/P1P3n1/5N2/1Q4PP/4RBK1 b - - 5 28"),
+        "fide-blitz",
+    );
+    // Rxe1+: the e1 rook off, the e8 rook slid down the file onto e1.
+    h.wait(1000).lift_then("e1", 42).lift_then("e8", 24);
+    for (on, off) in [("e7", 33), ("e6", 27), ("e5", 20), ("e4", 12), ("e3", 19)] {
+        h.place_then(on, off).lift_then(on, 20);
+    }
+    h.place_then("e2", 28)
+        .lift_then("e2", 26)
+        .place_then("e1", 137);
+    // Nxe1 before Black's press: the knight slides f3–e3–e2–e1, closing e3
+    // 4 ms before f3 opens — for a moment the board shows Re3, which was
+    // never played — and takes the rook on e1.
+    h.place_then("e3", 4)
+        .lift_then("f3", 24)
+        .lift_then("e3", 19)
+        .place_then("e2", 14)
+        .lift_then("e2", 33)
+        .lift_then("e1", 33)
+        .place_then("e1", 125)
+        .clock_then(Black, 127)
+        .clock_then(White, 1000);
+    let out = h.run();
+    read_exactly(&out, &["e8e1", "f3e1"]);
+}
