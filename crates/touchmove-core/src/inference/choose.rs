@@ -25,7 +25,7 @@ impl Inference {
     /// capturing piece was lifted (a piece touched and put back before is
     /// not taken).
     pub(super) fn hand_made(&self, m: &Move) -> bool {
-        if !(must_lift(m) & !(self.turn.lifts | self.turn.flicker)).is_empty() {
+        if !(must_lift(m) & !(self.turn.seen())).is_empty() {
             return false;
         }
         if let Move::Normal {
@@ -50,7 +50,7 @@ impl Inference {
     /// was lifted; among equals, the capture of the first opponent piece
     /// touched. Promotions to different pieces count as one.
     pub(super) fn pick(&self, cands: &[Move]) -> Option<Move> {
-        let score = |m: &Move| (must_lift(m) & (self.turn.lifts | self.turn.flicker)).count();
+        let score = |m: &Move| (must_lift(m) & (self.turn.seen())).count();
         let best = cands.iter().map(score).max()?;
         let mut best: Vec<&Move> = cands.iter().filter(|m| score(m) == best).collect();
         if best.len() > 1

@@ -110,7 +110,7 @@ impl Inference {
     /// meanwhile. One line is adopted; several (or one line while a move
     /// in progress also explains the board) are kept as hypotheses.
     pub(super) fn explain_jump(&mut self, t: Millis, board: Bitboard) -> bool {
-        self.explain_within(t, board, self.config.max_missed_plies)
+        self.explain_within(t, board, self.config.max_missed_plies, Seen::Any)
     }
 
     /// Pieces gone and nothing moving, without a jump: captures the sensors
@@ -119,14 +119,12 @@ impl Inference {
     /// not a capture by a piece nobody touched and a promotion onto the
     /// square it left.
     pub(super) fn explain_missed_captures(&mut self, t: Millis, board: Bitboard) -> bool {
-        self.lines_seen_only = true;
-        let found = self.explain_within(t, board, 2);
-        self.lines_seen_only = false;
-        found
+        self.explain_within(t, board, 2, Seen::OnlyLifted)
     }
 
-    /// [`Inference::explain_jump`] with at most `max_plies`.
-    pub(super) fn explain_within(&mut self, t: Millis, board: Bitboard, max_plies: usize) -> bool {
+    /// [`Inference::explain_jump`] with at most `max_plies`, the lines
+    /// moving the pieces `seen` allows.
+    fn explain_within(&mut self, t: Millis, board: Bitboard, max_plies: usize, seen: Seen) -> bool {
         let pos = self.game.position().clone();
         // A hand at work (pieces in the air that may move or be taken)
         // explains the board too. On a board read again after a restart,
@@ -148,9 +146,9 @@ impl Inference {
         } else {
             missed::explanations(&pos, board, self.white, max_plies, missed::Roam::Short)
         };
-        if self.lines_seen_only {
-            let seen = self.turn.lifts | self.turn.flicker;
-            lines.retain(|line| line.iter().all(|m| (moving_from(m) & !seen).is_empty()));
+        if seen == Seen::OnlyLifted {
+            let lifted = self.turn.seen();
+            lines.retain(|line| line.iter().all(|m| (moving_from(m) & !lifted).is_empty()));
         }
         if resumed {
             // Read again after a restart: a move made while the daemon was
@@ -247,7 +245,7 @@ impl Inference {
         // captures must have been seen lifted (no phantom line of tempo
         // moves; no capture of a piece that never left its square, read
         // while the hand still holds the piece it is repairing with).
-        let seen = self.turn.lifts | self.turn.flicker;
+        let seen = self.turn.seen();
         let lines: Vec<Vec<Move>> = lines
             .into_iter()
             .filter(|line| jump || line.iter().all(|m| (must_lift(m) & !seen).is_empty()))
@@ -279,7 +277,7 @@ impl Inference {
         // Two plies whose pieces the hands were seen lifting (the first
         // a capture whose captured piece never read empty); several such
         // lines are kept open.
-        let seen = self.turn.lifts | self.turn.flicker;
+        let seen = self.turn.seen();
         let lines: Vec<Vec<Move>> =
             missed::explanations(&pos, board, self.white, 2, missed::Roam::Never)
                 .into_iter()
@@ -372,4 +370,13 @@ pub(super) fn in_progress_at(pos: &Chess, board: Bitboard) -> bool {
         let arrivals = occupancy_after(pos, m) & !expected;
         (diff & !involved(pos, m)).is_empty() && (extra & !arrivals).is_empty()
     })
+}
+
+/// Which pieces a line of missed plies may move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    /// Any piece (the board jumped: nobody saw the hands).
+    Any,
+    /// Only pieces seen lifted this turn.
+    OnlyLifted,
 }

@@ -173,7 +173,7 @@ impl Inference {
                 missed::Explanation::None => Vec::new(),
             };
             // The hands were seen: every piece these plies move was lifted.
-            let seen = self.turn.lifts | self.turn.flicker;
+            let seen = self.turn.seen();
             for more in found
                 .into_iter()
                 .filter(|more| more.iter().all(|m| (moving_from(m) & !seen).is_empty()))

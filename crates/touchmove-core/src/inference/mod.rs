@@ -59,9 +59,8 @@ pub(crate) const SLIDE_OVERLAP_MS: Millis = 40;
 const BOUNCE_GAP_MS: Millis = 5;
 
 /// How far back a press looks for contacts bouncing under a hand: the
-/// debounce's window ([`crate::filter::DebounceConfig::DEFAULT_STABLE_MS`]),
-/// within which a raw change has not settled yet.
-const BOUNCE_WINDOW_MS: Millis = 8;
+/// debounce's window, within which a raw change has not settled yet.
+const BOUNCE_WINDOW_MS: Millis = crate::filter::DebounceConfig::DEFAULT_STABLE_MS;
 
 /// When a move is completed (Article 6.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,6 +297,11 @@ impl TurnHands {
         twice
     }
 
+    /// Squares seen lifted this turn, or flickering as a piece pushed off.
+    fn seen(&self) -> Bitboard {
+        self.lifts | self.flicker
+    }
+
     /// When the piece on `sq` first left it this turn (a later hand may
     /// have passed over the square since).
     fn first_lift(&self, sq: Square) -> Option<Millis> {
@@ -384,9 +388,6 @@ pub struct Inference {
     raw: Bitboard,
     /// The board is being read for the first time after a restart.
     read_again: bool,
-    /// [`Inference::explain_within`] keeps only lines that move pieces
-    /// seen lifted.
-    lines_seen_only: bool,
     /// Resumed and the board not read yet: the first reading may show a
     /// move in the making or moves made meanwhile.
     resumed: bool,
@@ -422,7 +423,6 @@ impl Inference {
             inferring: false,
             raw: Bitboard::EMPTY,
             read_again: false,
-            lines_seen_only: false,
             resumed: false,
             out: Vec::new(),
         }
