@@ -425,3 +425,48 @@ fn a_knocked_pawn_is_no_capture_nobody_touched_and_a_promotion() {
         out.events.iter().map(|e| e.to_json()).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_piece_that_took_while_lines_were_open_captures_again_only_once_lifted_again() {
+    // 3. Bc4 Bc5 4. b4 are missed; several lines (the bishop via d6 or e7)
+    // stay open. Black then plays 4...Bxb4, White 5. c3, and Black lifts
+    // the b4 bishop and holds it before 5...Ba5. Its first lift on b4 was
+    // White's pawn being taken: Bxc3 with the bishop in the air is no
+    // capture, for nothing touched c3 since the bishop left b4.
+    let mut h = support::Hands::new(
+        Some("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"),
+        "fide-standard",
+    );
+    h.wait(1000).lift_together(&["f1", "b2", "f8"], 150);
+    h.place_then("b4", 0)
+        .place_then("c4", 0)
+        .place_then("c5", 3000);
+    h.lift_then("c5", 1200)
+        .place_then("c5", 700)
+        .lift_then("b4", 700)
+        .lift_then("c5", 750)
+        .place_then("b4", 800)
+        .clock_then(Color::Black, 3000);
+    // The pawn lands on c3 with its contact bouncing.
+    h.lift_then("c2", 1100)
+        .place_then("c3", 25)
+        .lift_then("c3", 15)
+        .place_then("c3", 2)
+        .lift_then("c3", 3)
+        .place_then("c3", 750)
+        .clock_then(Color::White, 1600);
+    h.lift_then("b4", 2)
+        .place_then("b4", 1)
+        .lift_then("b4", 600)
+        .place_then("a5", 800)
+        .clock_then(Color::Black, 1000);
+    let out = h.run();
+    let played = support::played_uci(&out.session);
+    let events: Vec<String> = out.events.iter().map(|e| e.to_json()).collect();
+    assert_eq!(played.len(), 6, "{played:?} {events:?}");
+    let mut jump = played[..3].to_vec();
+    jump.sort();
+    assert_eq!(jump, ["b2b4", "f1c4", "f8c5"], "{played:?}");
+    assert_eq!(played[3..], ["c5b4", "c2c3", "b4a5"], "{events:?}");
+    assert!(support::alerts(&out.events).is_empty(), "{events:?}");
+}

@@ -25,6 +25,15 @@ impl Inference {
     /// capturing piece was lifted (a piece touched and put back before is
     /// not taken).
     pub(super) fn hand_made(&self, m: &Move) -> bool {
+        self.hand_made_in(m, &[])
+    }
+
+    /// [`Self::hand_made`], for a move that follows `line`, plies the
+    /// hands made this turn or the sensors missed: a capturing piece that
+    /// one of them brought to its square was lifted for the capture only
+    /// after it arrived, so its last lift counts (the first was the piece
+    /// it took there).
+    pub(super) fn hand_made_in(&self, m: &Move, line: &[Move]) -> bool {
         if !(must_lift(m) & !(self.turn.seen())).is_empty() {
             return false;
         }
@@ -35,7 +44,13 @@ impl Inference {
             ..
         } = *m
         {
-            let Some(lifted) = self.turn.first_lift(from) else {
+            let arrived = line.iter().any(|p| p.to() == from);
+            let lifted = if arrived {
+                self.turn.last_lift(from)
+            } else {
+                self.turn.first_lift(from)
+            };
+            let Some(lifted) = lifted else {
                 return false;
             };
             // A piece slid onto the captured square may close its switch a

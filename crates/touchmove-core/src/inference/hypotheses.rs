@@ -109,7 +109,7 @@ impl Inference {
             let moves: Vec<Move> = pos
                 .legal_moves()
                 .into_iter()
-                .filter(|m| occupancy_after(&pos, m) == board && self.hand_made(m))
+                .filter(|m| occupancy_after(&pos, m) == board && self.hand_made_in(m, &line.plies))
                 // A promotion the hands make: the piece named, or a queen
                 // (a name entered later replaces it, see below).
                 .filter(|m| {

@@ -311,6 +311,11 @@ impl TurnHands {
             .map(|(t, _)| *t)
             .or(self.lifted_at[sq as usize])
     }
+
+    /// When the piece on `sq` last left it this turn.
+    fn last_lift(&self, sq: Square) -> Option<Millis> {
+        self.lifted_at[sq as usize]
+    }
 }
 
 impl Default for TurnHands {
