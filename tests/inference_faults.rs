@@ -470,3 +470,49 @@ fn a_piece_that_took_while_lines_were_open_captures_again_only_once_lifted_again
     assert_eq!(played[3..], ["c5b4", "c2c3", "b4a5"], "{events:?}");
     assert!(support::alerts(&out.events).is_empty(), "{events:?}");
 }
+
+#[test]
+fn a_jump_with_a_tempo_move_is_told_by_who_moves_next() {
+    // Missed: 27. Nf6+ Kf8 28. Nh7+ Kg8, the king out and back. Three
+    // plies leave the same board (Ne7+ Kh7 Ng8, the knight on g8 and the
+    // king on h7); White's next move, Nf6, tells the four plies.
+    let mut h = support::Hands::new(
+        Some("1rb3k1/1q4p1/p2p3p/3Nrp1P/5p2/PpP2P2/1K6/3R2QR w - - 0 27"),
+        "fide-standard",
+    );
+    h.wait(1000).lift_then("d5", 0).place_then("h7", 3000);
+    h.carry("h7", "f6").clock(Color::White);
+    h.carry("g8", "f8").clock(Color::Black);
+    let out = h.run();
+    let events: Vec<String> = out.events.iter().map(|e| e.to_json()).collect();
+    let played = support::played_uci(&out.session);
+    // Where the king stepped (f7, f8, h8) no board can tell: it came back.
+    assert_eq!(played.len(), 6, "{events:?}");
+    assert_eq!(
+        [&played[0], &played[2], &played[4], &played[5]],
+        ["d5f6", "f6h7", "h7f6", "g8f8"],
+        "{events:?}"
+    );
+    assert!(played[1].starts_with("g8") && played[3].ends_with("g8"));
+    assert!(support::alerts(&out.events).is_empty(), "{events:?}");
+}
+
+#[test]
+fn a_promotion_that_settles_open_lines_waits_for_its_piece() {
+    // The rook reaches g3 unseen: 1. Rg3, or 1. Rg2 Kh7 2. Rg3 Kh8 with
+    // Black's king out and back and White to move. White's pawn then
+    // reaches b8, which only the longer lines allow, and is swapped for a
+    // queen (3.7e): the promotion waits for its piece, nothing displaced.
+    let mut h = support::Hands::new(Some("7k/1P6/8/8/8/8/8/K5R1 w - - 0 1"), "fide-standard");
+    h.wait(1000).lift_then("g1", 0).place_then("g3", 3000);
+    h.lift_then("b7", 500).place_then("b8", 700);
+    // The queen takes a while to find.
+    h.lift_then("b8", 2500).place_then("b8", 800);
+    h.clock(Color::White);
+    let out = h.run();
+    let events: Vec<String> = out.events.iter().map(|e| e.to_json()).collect();
+    let played = support::played_uci(&out.session);
+    assert_eq!(played.len(), 5, "{events:?}");
+    assert_eq!(played[4], "b7b8q", "{events:?}");
+    assert!(support::alerts(&out.events).is_empty(), "{events:?}");
+}

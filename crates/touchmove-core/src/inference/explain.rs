@@ -149,6 +149,12 @@ impl Inference {
         if seen == Seen::OnlyLifted {
             let lifted = self.turn.seen();
             lines.retain(|line| line.iter().all(|m| (moving_from(m) & !lifted).is_empty()));
+        } else if !resumed {
+            // Nobody saw the hands: the plies may also have been more,
+            // with the other side to move.
+            let longer =
+                missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max_plies);
+            lines.extend(longer);
         }
         if resumed {
             // Read again after a restart: a move made while the daemon was
@@ -246,10 +252,20 @@ impl Inference {
         // moves; no capture of a piece that never left its square, read
         // while the hand still holds the piece it is repairing with).
         let seen = self.turn.seen();
-        let lines: Vec<Vec<Move>> = lines
+        let mut lines: Vec<Vec<Move>> = lines
             .into_iter()
             .filter(|line| jump || line.iter().all(|m| (must_lift(m) & !seen).is_empty()))
             .collect();
+        if jump {
+            let longer = missed::with_the_other_side_to_move(
+                &pos,
+                board,
+                self.white,
+                &lines,
+                self.config.max_missed_plies,
+            );
+            lines.extend(longer);
+        }
         if lines.is_empty() {
             return false;
         }

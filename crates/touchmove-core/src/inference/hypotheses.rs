@@ -355,7 +355,14 @@ impl Inference {
         let seen = if line.seen_last { plies.pop() } else { None };
         let hands = self.turn.clone();
         self.adopt(t, plies);
-        if let Some(m) = seen
+        if let Some(m) = seen.filter(|m| m.is_promotion())
+            && !self.game.is_over()
+        {
+            // A pawn set down on the last rank: the new piece is still to
+            // come (3.7e), by a swap on the board, a name, or the press.
+            self.turn = hands;
+            self.promotion_on_board(t, &m);
+        } else if let Some(m) = seen
             && !self.game.is_over()
         {
             // Which hand touched what is not known across the lines: no

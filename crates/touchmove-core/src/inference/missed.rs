@@ -25,6 +25,10 @@ const MAX_SOLUTIONS: usize = 64;
 /// explained" rather than the scan loop stalled.
 const NODE_BUDGET: usize = 200_000;
 
+/// The most positions the search for longer lines of a jump visits: it
+/// runs on every jump, and the fewest plies are the likelier answer.
+const LONGER_BUDGET: usize = 50_000;
+
 /// Up to this many plies, pieces that do not stand on a changed square may
 /// move too (and come back later).
 const ROAM_DEPTH: usize = 4;
@@ -70,7 +74,15 @@ pub fn explanations(
     let mut nodes = 0;
     let mut lines: Vec<Vec<Move>> = Vec::new();
     for depth in 1..=max_plies {
-        let found = at_depth(pos, target, white, depth, roam_rule, &mut nodes);
+        let found = at_depth(
+            pos,
+            target,
+            white,
+            depth,
+            roam_rule,
+            &mut nodes,
+            NODE_BUDGET,
+        );
         if nodes > NODE_BUDGET {
             return Vec::new();
         }
@@ -84,12 +96,64 @@ pub fn explanations(
     };
     if fewest < max_plies {
         let mut nodes = 0;
-        let found = at_depth(pos, target, white, fewest + 1, Roam::Never, &mut nodes);
+        let found = at_depth(
+            pos,
+            target,
+            white,
+            fewest + 1,
+            Roam::Never,
+            &mut nodes,
+            NODE_BUDGET,
+        );
         if nodes <= NODE_BUDGET {
             lines.extend(found.into_iter().map(|(_, line)| line));
         }
     }
     lines
+}
+
+/// After a jump, lines one or three plies longer than `lines` (tempo
+/// moves out and back included) that leave the board the same with the
+/// other side to move: the next move seen tells them apart at once. Lines
+/// two plies longer are not sought: a king and rook swapped by them may
+/// never be told apart, and the fewer plies are far likelier (parsimony).
+/// Bounded by its own node budget: it runs on every jump.
+pub fn with_the_other_side_to_move(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    lines: &[Vec<Move>],
+    max_plies: usize,
+) -> Vec<Vec<Move>> {
+    let Some(fewest) = lines.iter().map(Vec::len).min() else {
+        return Vec::new();
+    };
+    let mut longer: Vec<Vec<Move>> = Vec::new();
+    let mut nodes = 0;
+    for depth in [fewest + 1, fewest + 3] {
+        if depth > max_plies {
+            break;
+        }
+        let found = at_depth(
+            pos,
+            target,
+            white,
+            depth,
+            Roam::Short,
+            &mut nodes,
+            LONGER_BUDGET,
+        );
+        if nodes > LONGER_BUDGET {
+            break;
+        }
+        longer.extend(
+            found
+                .into_iter()
+                .map(|(_, line)| line)
+                .filter(|line| !lines.contains(line)),
+        );
+    }
+    longer
 }
 
 /// [`search`], with the roaming rule given.
@@ -102,7 +166,15 @@ pub fn search_with(
 ) -> Explanation {
     let mut nodes = 0;
     for depth in 1..=max_plies {
-        let mut found = at_depth(pos, target, white, depth, roam_rule, &mut nodes);
+        let mut found = at_depth(
+            pos,
+            target,
+            white,
+            depth,
+            roam_rule,
+            &mut nodes,
+            NODE_BUDGET,
+        );
         if nodes > NODE_BUDGET {
             return Explanation::None;
         }
@@ -133,6 +205,7 @@ fn at_depth(
     depth: usize,
     roam_rule: Roam,
     nodes: &mut usize,
+    budget: usize,
 ) -> Vec<(PositionKey, Vec<Move>)> {
     let mut found = Vec::new();
     // A piece may step away and come back (a tempo move) only in short
@@ -147,7 +220,7 @@ fn at_depth(
         Bitboard::EMPTY,
         &mut Vec::with_capacity(depth),
         &mut found,
-        nodes,
+        (nodes, budget),
     );
     found
 }
@@ -162,10 +235,10 @@ fn dfs(
     entered: Bitboard,
     path: &mut Vec<Move>,
     found: &mut Vec<(PositionKey, Vec<Move>)>,
-    nodes: &mut usize,
+    (nodes, budget): (&mut usize, usize),
 ) {
     *nodes += 1;
-    if found.len() >= MAX_SOLUTIONS || *nodes > NODE_BUDGET {
+    if found.len() >= MAX_SOLUTIONS || *nodes > budget {
         return;
     }
     let occ = pos.board().occupied();
@@ -207,7 +280,7 @@ fn dfs(
             entered | arrived,
             path,
             found,
-            nodes,
+            (&mut *nodes, budget),
         );
         path.pop();
     }
@@ -281,5 +354,25 @@ mod tests {
         );
         assert!(lines.iter().all(|l| l.len() >= 3));
         assert!(!target.contains(Square::D4), "the pawn taken on d4 is gone");
+    }
+
+    /// Four plies with the king out and back (`Nf6+ Kf8 Nh7+ Kg8`) leave
+    /// the board of three (`Ne7+ Kh7 Ng8`), with the other side to move.
+    #[test]
+    fn a_tempo_move_out_and_back_is_a_line_with_the_other_side_to_move() {
+        let pos = position("1rb3k1/1q4p1/p2p3p/3Nrp1P/5p2/PpP2P2/1K6/3R2QR w - - 0 27");
+        let target = occupancy_after_line(&pos, &["d5f6", "g8f8", "f6h7", "f8g8"]);
+        let lines = explanations(&pos, target, None, 4, Roam::Short);
+        let fewest: Vec<Vec<String>> = lines.iter().map(|l| uci(l)).collect();
+        assert_eq!(fewest, [["d5e7", "g8h7", "e7g8"]]);
+        let longer = with_the_other_side_to_move(&pos, target, None, &lines, 4);
+        assert!(
+            longer
+                .iter()
+                .any(|l| uci(l) == ["d5f6", "g8f8", "f6h7", "f8g8"]),
+            "{:?}",
+            longer.iter().map(|l| uci(l)).collect::<Vec<_>>()
+        );
+        assert!(longer.iter().all(|l| l.len() == 4));
     }
 }
