@@ -516,3 +516,26 @@ fn a_promotion_that_settles_open_lines_waits_for_its_piece() {
     assert_eq!(played[4], "b7b8q", "{events:?}");
     assert!(support::alerts(&out.events).is_empty(), "{events:?}");
 }
+
+#[test]
+fn a_piece_named_during_the_swap_of_a_promotion_that_settled_open_lines_is_made() {
+    // As above, and the player names a knight (3.7e) while the pawn is off
+    // b8 and before the knight is set down; then presses.
+    let mut h = support::Hands::new(Some("7k/1P6/8/8/8/8/8/K5R1 w - - 0 1"), "fide-standard");
+    h.wait(1000).lift_then("g1", 0).place_then("g3", 3000);
+    h.lift_then("b7", 500).place_then("b8", 700);
+    h.lift_then("b8", 600)
+        .promote(shakmaty::Role::Knight)
+        .wait(600)
+        .place_then("b8", 800);
+    h.clock(Color::White);
+    let out = h.run();
+    let events: Vec<String> = out.events.iter().map(|e| e.to_json()).collect();
+    let played = support::played_uci(&out.session);
+    assert_eq!(
+        played.last().map(String::as_str),
+        Some("b7b8n"),
+        "{events:?}"
+    );
+    assert!(support::alerts(&out.events).is_empty(), "{events:?}");
+}

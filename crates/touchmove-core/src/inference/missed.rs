@@ -112,12 +112,13 @@ pub fn explanations(
     lines
 }
 
-/// After a jump, lines one or three plies longer than `lines` (tempo
-/// moves out and back included) that leave the board the same with the
-/// other side to move: the next move seen tells them apart at once. Lines
-/// two plies longer are not sought: a king and rook swapped by them may
-/// never be told apart, and the fewer plies are far likelier (parsimony).
-/// Bounded by its own node budget: it runs on every jump.
+/// After a jump, lines one ply longer than `lines` (or three, after a
+/// single move's board; tempo moves out and back included) that leave the
+/// board the same with the other side to move: the next move seen tells
+/// them apart at once. Lines two plies longer are not sought: a king and
+/// rook swapped by them may never be told apart, and the fewer plies are
+/// far likelier (parsimony). Bounded by its own node budget: it runs on
+/// every jump.
 pub fn with_the_other_side_to_move(
     pos: &Chess,
     target: Bitboard,
@@ -130,7 +131,11 @@ pub fn with_the_other_side_to_move(
     };
     let mut longer: Vec<Vec<Move>> = Vec::new();
     let mut nodes = 0;
-    for depth in [fewest + 1, fewest + 3] {
+    // Three plies more only after a single move's board (a tempo move out
+    // and back by each side around it): beyond, the lines grow long and
+    // many, and the board is already far from one move.
+    let extra: &[usize] = if fewest == 1 { &[1, 3] } else { &[1] };
+    for depth in extra.iter().map(|k| fewest + k) {
         if depth > max_plies {
             break;
         }

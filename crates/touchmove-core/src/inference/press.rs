@@ -117,6 +117,7 @@ impl Inference {
                     return PressMeaning::Ignored("the board is being repaired");
                 }
                 if let Some(m) = self.pick(&cands) {
+                    let m = self.named_piece(m);
                     self.turn.touches.clear();
                     self.make_move(t, m);
                     self.restored(t);
@@ -145,6 +146,7 @@ impl Inference {
                     return PressMeaning::Ignored("several legal moves explain the board");
                 }
                 if let Some(m) = self.pick(&cands) {
+                    let m = self.named_piece(m);
                     self.make_move(t, m);
                     return completed(self.complete_awaiting(t));
                 }
@@ -218,6 +220,7 @@ impl Inference {
             return None;
         }
         let m = self.pick(&self.candidates(self.board, true))?;
+        let m = self.named_piece(m);
         self.make_move(t, m);
         self.complete_awaiting(t)
     }

@@ -40,6 +40,37 @@ impl Inference {
         self.promotion = Some(PendingPromotion { from, to, since: t });
     }
 
+    /// `m`, a promotion read from the board, made to the piece named
+    /// for it (3.7e) if one was; other moves as they are.
+    pub(super) fn named_piece(&mut self, m: Move) -> Move {
+        let Move::Normal {
+            promotion: Some(_),
+            role,
+            from,
+            capture,
+            to,
+        } = m
+        else {
+            return m;
+        };
+        let Some(named) = self.promotion_choice else {
+            return m;
+        };
+        let chosen = Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion: Some(named),
+        };
+        if self.game.position().is_legal(chosen) {
+            self.promotion_choice = None;
+            chosen
+        } else {
+            m
+        }
+    }
+
     pub(super) fn make_promotion(&mut self, t: Millis, role: Role) {
         if let Some(p) = self.promotion.take() {
             self.make_promotion_move(t, p.from, p.to, role);
