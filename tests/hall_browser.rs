@@ -37,6 +37,13 @@ async fn the_dashboard_shows_an_illegal_move_within_a_second() {
     })
     .await
     .unwrap();
+    // The boards publish once the hall receives them (events are not
+    // retained: what a board sends before then is asked for only at a gap).
+    let subscribed = Instant::now() + Duration::from_secs(30);
+    while !hall.shared.connected() {
+        assert!(Instant::now() < subscribed, "the hall never subscribed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let games: Vec<_> = (0..4).map(|s| game(60 + s, 12, "White", "Black")).collect();
     let mut boards = Vec::new();
     for (i, id) in ids.iter().enumerate() {

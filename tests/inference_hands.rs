@@ -299,7 +299,7 @@ fn jumps_of_one_to_four_plies_are_recorded_in_casual_play() {
 
 #[test]
 fn a_promotion_inside_a_jump_is_settled_by_how_the_piece_moves() {
-    let (mut checked, mut failures, mut displaced) = (0, Vec::new(), Vec::new());
+    let (mut checked, mut failures) = (0, Vec::new());
     for seed in 0..if full() { 400 } else { 80 } {
         let (start, moves) = synth::random_game(seed, 160);
         let Some(&p) = faults::promotion_indices(&moves)
@@ -320,33 +320,10 @@ fn a_promotion_inside_a_jump_is_settled_by_how_the_piece_moves() {
             continue;
         };
         checked += 1;
-        match judge_jump(&s, &start, &moves, Profile::FideStandard, (at, at + 2)) {
-            Ok(_) => {}
-            // Known gap: in a few long games with several promotions the
-            // board is reported displaced later on (see the README); no
-            // wrong move and no illegal move or touch-move accusation.
-            Err(e)
-                if e.starts_with("alerts")
-                    && !e.contains("illegal_move")
-                    && !e.contains("touch_move") =>
-            {
-                displaced.push(format!("random game {seed} jump at {at}: {e}"));
-            }
-            Err(e) => failures.push(format!("random game {seed} jump at {at}: {e}")),
+        if let Err(e) = judge_jump(&s, &start, &moves, Profile::FideStandard, (at, at + 2)) {
+            failures.push(format!("random game {seed} jump at {at}: {e}"));
         }
     }
-    if full() {
-        println!(
-            "promotions inside jumps: {} of {checked} later reported displaced",
-            displaced.len()
-        );
-    }
-    assert!(
-        displaced.len() * 20 <= checked,
-        "{} of {checked} reported displaced:\n{}",
-        displaced.len(),
-        displaced.join("\n")
-    );
     report("promotions inside jumps", &failures, checked);
 }
 

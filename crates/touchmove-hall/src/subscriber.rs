@@ -176,7 +176,6 @@ async fn run(
                     );
                     continue;
                 }
-                shared.set_connected(true);
                 tracing::info!("connected to the broker; subscribing to {filter}");
                 if let Err(e) = client.try_subscribe(&filter, QoS::AtLeastOnce) {
                     tracing::warn!("subscribing to {filter}: {e}");
@@ -195,6 +194,10 @@ async fn run(
                     tracing::warn!(
                         "the broker refused the subscription to {filter}: check the hall user's ACL (it must read touchmove/v1/#)"
                     );
+                } else {
+                    // Connected once the boards' messages reach the hall:
+                    // what a board publishes from now on is not lost.
+                    shared.set_connected(true);
                 }
             }
             Ok(Event::Incoming(Packet::Publish(p))) => {
