@@ -539,3 +539,36 @@ fn a_piece_named_during_the_swap_of_a_promotion_that_settled_open_lines_is_made(
     );
     assert!(support::alerts(&out.events).is_empty(), "{events:?}");
 }
+
+#[test]
+fn a_piece_lifted_after_a_one_scan_step_is_a_hand_not_a_tempo_line() {
+    // Bullet: 60. Nxe3, and Black's 60...Bc2 before White's press, the
+    // bishop's contacts bouncing on c2 and d1 opening in the scan that
+    // closes c2. White presses and lifts his queen at once (61. Qd8): a
+    // hand at work, not missed plies with tempo moves out and back.
+    let mut h = support::Hands::new(
+        Some("8/1r1Q4/8/3n1Pk1/6P1/2p1b3/2N2K1R/3b4 w - - 3 60"),
+        "fide-blitz",
+    );
+    h.wait(1000).lift_then("e3", 150).lift_then("c2", 100);
+    h.place_then("e3", 300);
+    h.place_then("c2", 2)
+        .lift_then("c2", 20)
+        .place_then("c2", 40)
+        .lift_then("c2", 40);
+    h.lift_then("d1", 0).place_then("c2", 54);
+    h.clock_then(Color::White, 55);
+    h.lift_then("d7", 1)
+        .place_then("d7", 2)
+        .lift_then("d7", 110);
+    h.clock_then(Color::Black, 90);
+    h.place_then("d8", 250).clock(Color::White);
+    let out = h.run();
+    let events: Vec<String> = out.events.iter().map(|e| e.to_json()).collect();
+    assert_eq!(
+        support::played_uci(&out.session),
+        ["c2e3", "d1c2", "d7d8"],
+        "{events:?}"
+    );
+    assert!(support::alerts(&out.events).is_empty(), "{events:?}");
+}
