@@ -149,10 +149,10 @@ impl Inference {
         if seen == Seen::OnlyLifted {
             let lifted = self.turn.seen();
             lines.retain(|line| line.iter().all(|m| (moving_from(m) & !lifted).is_empty()));
-        } else if !resumed && !in_hand {
+        } else if !resumed && (board & !pos.board().occupied()).any() {
             // Nobody saw the hands: the plies may also have been more,
-            // with the other side to move. (Not where a hand at work
-            // explains the board: a piece lifted is no tempo line.)
+            // with the other side to move. (Not where pieces are only
+            // missing: a piece lifted is no tempo line.)
             let longer =
                 missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max_plies);
             lines.extend(longer);
