@@ -499,12 +499,15 @@ fn a_jump_with_a_tempo_move_is_told_by_who_moves_next() {
 
 #[test]
 fn a_promotion_that_settles_open_lines_waits_for_its_piece() {
-    // The rook reaches g3 unseen: 1. Rg3, or 1. Rg2 Kh7 2. Rg3 Kh8 with
-    // Black's king out and back and White to move. White's pawn then
+    // Unseen: 1. Rc3 Kh7 2. Kb1, or four plies with Black's king going
+    // round (1. Rc3 Kg8 2. Kb1 Kh7) and White to move. White's pawn then
     // reaches b8, which only the longer lines allow, and is swapped for a
     // queen (3.7e): the promotion waits for its piece, nothing displaced.
-    let mut h = support::Hands::new(Some("7k/1P6/8/8/8/8/8/K5R1 w - - 0 1"), "fide-standard");
-    h.wait(1000).lift_then("g1", 0).place_then("g3", 3000);
+    let mut h = support::Hands::new(Some("7k/1P6/8/8/8/8/8/K1R5 w - - 0 1"), "fide-standard");
+    h.wait(1000).lift_together(&["c1", "a1", "h8"], 0);
+    h.place_then("c3", 0)
+        .place_then("b1", 0)
+        .place_then("h7", 3000);
     h.lift_then("b7", 500).place_then("b8", 700);
     // The queen takes a while to find.
     h.lift_then("b8", 2500).place_then("b8", 800);
@@ -521,8 +524,11 @@ fn a_promotion_that_settles_open_lines_waits_for_its_piece() {
 fn a_piece_named_during_the_swap_of_a_promotion_that_settled_open_lines_is_made() {
     // As above, and the player names a knight (3.7e) while the pawn is off
     // b8 and before the knight is set down; then presses.
-    let mut h = support::Hands::new(Some("7k/1P6/8/8/8/8/8/K5R1 w - - 0 1"), "fide-standard");
-    h.wait(1000).lift_then("g1", 0).place_then("g3", 3000);
+    let mut h = support::Hands::new(Some("7k/1P6/8/8/8/8/8/K1R5 w - - 0 1"), "fide-standard");
+    h.wait(1000).lift_together(&["c1", "a1", "h8"], 0);
+    h.place_then("c3", 0)
+        .place_then("b1", 0)
+        .place_then("h7", 3000);
     h.lift_then("b7", 500).place_then("b8", 700);
     h.lift_then("b8", 600)
         .promote(shakmaty::Role::Knight)

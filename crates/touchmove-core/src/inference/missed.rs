@@ -71,26 +71,10 @@ pub fn explanations(
 ) -> Vec<Vec<Move>> {
     // Every line at the fewest plies: lines reaching one position by other
     // plies (a transposition, a promotion whose piece was taken) are kept.
-    let mut nodes = 0;
-    let mut lines: Vec<Vec<Move>> = Vec::new();
-    for depth in 1..=max_plies {
-        let found = at_depth(
-            pos,
-            target,
-            white,
-            depth,
-            roam_rule,
-            &mut nodes,
-            NODE_BUDGET,
-        );
-        if nodes > NODE_BUDGET {
-            return Vec::new();
-        }
-        if !found.is_empty() {
-            lines = found.into_iter().map(|(_, line)| line).collect();
-            break;
-        }
-    }
+    let Some(found) = at_fewest(pos, target, white, max_plies, roam_rule) else {
+        return Vec::new();
+    };
+    let mut lines: Vec<Vec<Move>> = found.into_iter().map(|(_, line)| line).collect();
     let Some(fewest) = lines.first().map(Vec::len) else {
         return Vec::new();
     };
@@ -169,9 +153,36 @@ pub fn search_with(
     max_plies: usize,
     roam_rule: Roam,
 ) -> Explanation {
+    let Some(mut found) =
+        at_fewest(pos, target, white, max_plies, roam_rule).filter(|f| !f.is_empty())
+    else {
+        return Explanation::None;
+    };
+    let first = found[0].0.clone();
+    if found.iter().all(|(k, _)| *k == first) {
+        return Explanation::Unique(found.swap_remove(0).1);
+    }
+    let mut distinct: Vec<(PositionKey, Vec<Move>)> = Vec::new();
+    for (k, p) in found {
+        if !distinct.iter().any(|(d, _)| *d == k) {
+            distinct.push((k, p));
+        }
+    }
+    Explanation::Ambiguous(distinct.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Every run of the fewest plies (up to `max_plies`) reaching `target`:
+/// empty when none does, `None` when the search ran out of its budget.
+fn at_fewest(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    max_plies: usize,
+    roam_rule: Roam,
+) -> Option<Vec<(PositionKey, Vec<Move>)>> {
     let mut nodes = 0;
     for depth in 1..=max_plies {
-        let mut found = at_depth(
+        let found = at_depth(
             pos,
             target,
             white,
@@ -181,24 +192,13 @@ pub fn search_with(
             NODE_BUDGET,
         );
         if nodes > NODE_BUDGET {
-            return Explanation::None;
+            return None;
         }
-        if found.is_empty() {
-            continue;
+        if !found.is_empty() {
+            return Some(found);
         }
-        let first = found[0].0.clone();
-        if found.iter().all(|(k, _)| *k == first) {
-            return Explanation::Unique(found.swap_remove(0).1);
-        }
-        let mut distinct: Vec<(PositionKey, Vec<Move>)> = Vec::new();
-        for (k, p) in found {
-            if !distinct.iter().any(|(d, _)| *d == k) {
-                distinct.push((k, p));
-            }
-        }
-        return Explanation::Ambiguous(distinct.into_iter().map(|(_, p)| p).collect());
     }
-    Explanation::None
+    Some(Vec::new())
 }
 
 /// Every run of exactly `depth` plies reaching `target` (up to the
