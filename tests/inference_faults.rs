@@ -497,18 +497,24 @@ fn a_jump_with_a_tempo_move_is_told_by_who_moves_next() {
     assert!(support::alerts(&out.events).is_empty(), "{events:?}");
 }
 
-#[test]
-fn a_promotion_that_settles_open_lines_waits_for_its_piece() {
-    // Unseen: 1. Rc3 Kh7 2. Kb1, or four plies with Black's king going
-    // round (1. Rc3 Kg8 2. Kb1 Kh7) and White to move. White's pawn then
-    // reaches b8, which only the longer lines allow, and is swapped for a
-    // queen (3.7e): the promotion waits for its piece, nothing displaced.
+/// Unseen: 1. Rc3 Kh7 2. Kb1, or four plies with Black's king going round
+/// (1. Rc3 Kg8 2. Kb1 Kh7) and White to move. White's pawn then reaches
+/// b8, which only the longer lines allow.
+fn lines_open_then_a_pawn_on_b8() -> support::Hands {
     let mut h = support::Hands::new(Some("7k/1P6/8/8/8/8/8/K1R5 w - - 0 1"), "fide-standard");
     h.wait(1000).lift_together(&["c1", "a1", "h8"], 0);
     h.place_then("c3", 0)
         .place_then("b1", 0)
         .place_then("h7", 3000);
     h.lift_then("b7", 500).place_then("b8", 700);
+    h
+}
+
+#[test]
+fn a_promotion_that_settles_open_lines_waits_for_its_piece() {
+    // The pawn is swapped for a queen (3.7e): the promotion waits for its
+    // piece, nothing displaced.
+    let mut h = lines_open_then_a_pawn_on_b8();
     // The queen takes a while to find.
     h.lift_then("b8", 2500).place_then("b8", 800);
     h.clock(Color::White);
@@ -524,12 +530,7 @@ fn a_promotion_that_settles_open_lines_waits_for_its_piece() {
 fn a_piece_named_during_the_swap_of_a_promotion_that_settled_open_lines_is_made() {
     // As above, and the player names a knight (3.7e) while the pawn is off
     // b8 and before the knight is set down; then presses.
-    let mut h = support::Hands::new(Some("7k/1P6/8/8/8/8/8/K1R5 w - - 0 1"), "fide-standard");
-    h.wait(1000).lift_together(&["c1", "a1", "h8"], 0);
-    h.place_then("c3", 0)
-        .place_then("b1", 0)
-        .place_then("h7", 3000);
-    h.lift_then("b7", 500).place_then("b8", 700);
+    let mut h = lines_open_then_a_pawn_on_b8();
     h.lift_then("b8", 600)
         .promote(shakmaty::Role::Knight)
         .wait(600)
