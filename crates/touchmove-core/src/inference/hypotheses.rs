@@ -7,6 +7,8 @@ use shakmaty::Role;
 
 use crate::game::repetition::PositionKey;
 
+use super::promotion::promoting_to;
+
 use super::*;
 
 /// The most lines kept open at once.
@@ -232,22 +234,8 @@ impl Inference {
         let base = self.game.position().clone();
         let mut renamed = false;
         for line in &mut pending.lines {
-            let Some(Move::Normal {
-                role: piece,
-                from,
-                capture,
-                to,
-                promotion: Some(_),
-            }) = line.plies.last().copied()
-            else {
+            let Some(named) = line.plies.last().and_then(|m| promoting_to(m, role)) else {
                 continue;
-            };
-            let named = Move::Normal {
-                role: piece,
-                from,
-                capture,
-                to,
-                promotion: Some(role),
             };
             let before = play_line(&base, &line.plies[..line.plies.len() - 1]);
             if before.is_legal(named) {

@@ -43,25 +43,11 @@ impl Inference {
     /// `m`, a promotion read from the board, made to the piece named
     /// for it (3.7e) if one was; other moves as they are.
     pub(super) fn named_piece(&mut self, m: Move) -> Move {
-        let Move::Normal {
-            promotion: Some(_),
-            role,
-            from,
-            capture,
-            to,
-        } = m
+        let Some(chosen) = self
+            .promotion_choice
+            .and_then(|named| promoting_to(&m, named))
         else {
             return m;
-        };
-        let Some(named) = self.promotion_choice else {
-            return m;
-        };
-        let chosen = Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion: Some(named),
         };
         if self.game.position().is_legal(chosen) {
             self.promotion_choice = None;
@@ -94,5 +80,26 @@ impl Inference {
                 }
             }
         }
+    }
+}
+
+/// The promotion `m` with `role` as its new piece; `None` when `m` is no
+/// promotion.
+pub(super) fn promoting_to(m: &Move, role: Role) -> Option<Move> {
+    match *m {
+        Move::Normal {
+            role: piece,
+            from,
+            capture,
+            to,
+            promotion: Some(_),
+        } => Some(Move::Normal {
+            role: piece,
+            from,
+            capture,
+            to,
+            promotion: Some(role),
+        }),
+        _ => None,
     }
 }
