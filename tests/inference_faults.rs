@@ -579,3 +579,41 @@ fn a_piece_lifted_after_a_one_scan_step_is_a_hand_not_a_tempo_line() {
     );
     assert!(support::alerts(&out.events).is_empty(), "{events:?}");
 }
+
+#[test]
+fn a_move_read_in_one_scan_may_be_more_plies_told_by_who_moves_next() {
+    // Missed: 1. Rb2 Bf8 2. Rb3 Be7 — the board of 1. Rb3 alone, read in
+    // one scan: no hand carries a rook two squares that fast. White's next
+    // move, Rb5, tells the four plies.
+    let mut h = support::Hands::new(Some("4k3/4b3/8/8/8/8/8/KR6 w - - 0 1"), "fide-standard");
+    h.wait(1000).lift_then("b1", 0).place_then("b3", 3000);
+    h.carry("b3", "b5").clock(Color::White);
+    h.carry("e8", "d8").clock(Color::Black);
+    let out = h.run();
+    let events: Vec<String> = out.events.iter().map(|e| e.to_json()).collect();
+    let played = support::played_uci(&out.session);
+    // Which way the rook went and which black piece stepped out and back
+    // no board can tell.
+    assert_eq!(played.len(), 6, "{events:?}");
+    assert!(played[0].starts_with("b1") && played[2].ends_with("b3"));
+    assert_eq!(played[4..], ["b3b5", "e8d8"], "{events:?}");
+    assert!(support::alerts(&out.events).is_empty(), "{events:?}");
+}
+
+#[test]
+fn a_one_scan_move_whose_lines_close_while_the_next_mover_holds_a_piece_is_recorded() {
+    // 1. Ne2 read in one scan: the move, or a hand still at work on it.
+    // Black lifts his king while both are open; it stays in the air past
+    // the settle (which leaves 1. Ne2 alone), then reaches d8.
+    let mut h = support::Hands::new(Some("4k3/8/8/3p4/4P3/8/8/4K1N1 w - - 0 1"), "fide-standard");
+    h.wait(1000).lift_then("g1", 0).place_then("e2", 1000);
+    h.lift_then("e8", 1500)
+        .place_then("d8", 300)
+        .clock(Color::Black);
+    h.carry("e1", "d1").clock(Color::White);
+    let out = h.run();
+    let events: Vec<String> = out.events.iter().map(|e| e.to_json()).collect();
+    let played = support::played_uci(&out.session);
+    assert_eq!(played, ["g1e2", "e8d8", "e1d1"], "{events:?}");
+    assert!(support::alerts(&out.events).is_empty(), "{events:?}");
+}

@@ -120,8 +120,9 @@ enum JumpOutcome {
     /// they left, which leave the board as it was): every other ply equal.
     Shortened,
     /// The jump was the game's last plies: nothing after it can tell
-    /// whether the board shows them or a piece still in the hand, and the
-    /// record stands, exact, where the jump began.
+    /// whether the board shows them or a piece still in the hand (or
+    /// other plies, with the other side to move), and the record stands,
+    /// exact, where the jump began, its lines open.
     LastPlies,
 }
 
@@ -235,6 +236,12 @@ fn judge_jump(
         .filter_map(|l| reaches(l))
         .any(|f| truth_prefixes.contains(&f))
     {
+        // Over the game's last plies nothing after the jump can tell: a
+        // move read in one scan may have been more plies, with the other
+        // side to move.
+        if to >= source.len() && played.len() >= from {
+            return Ok(JumpOutcome::LastPlies);
+        }
         Ok(JumpOutcome::Open)
     } else {
         Err(format!("open lines {lines:?} miss the game"))

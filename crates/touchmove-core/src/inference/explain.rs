@@ -233,7 +233,11 @@ impl Inference {
         }
         let pos = self.game.position().clone();
         // Pieces in the hand (the board being repaired): not yet a position.
+        // A jump seen meanwhile still counts at the next look: the pieces
+        // gone may be a capture nobody saw (its captured piece never left
+        // its square), answered by hands seen later.
         if in_progress_at(&pos, board) {
+            self.jump |= jump;
             return false;
         }
         let lines = missed::explanations(

@@ -54,6 +54,9 @@ pub(super) struct Pending {
     pub lines: Vec<Line>,
     /// The UCI lines last announced in a `candidates` event.
     announced: Vec<String>,
+    /// When the lines were opened: what the hands did since is the next
+    /// mover's once a line of missed plies alone remains.
+    opened: Millis,
 }
 
 impl Inference {
@@ -75,6 +78,7 @@ impl Inference {
             Pending {
                 lines,
                 announced: Vec::new(),
+                opened: t,
             },
         );
     }
@@ -218,6 +222,7 @@ impl Inference {
             Pending {
                 lines: next,
                 announced: pending.announced,
+                opened: pending.opened,
             },
         );
         true
@@ -294,7 +299,7 @@ impl Inference {
         if alone {
             let line = pending.lines.swap_remove(0);
             self.close_candidates(t, &pending.announced);
-            self.resolve(t, line);
+            self.resolve(t, line, pending.opened);
             return;
         }
         let lines = self.lines_uci(
@@ -337,7 +342,7 @@ impl Inference {
 
     /// One line remains: its missed plies are recorded as inferred, a last
     /// ply the hands were seen making as a move made (awaiting the press).
-    fn resolve(&mut self, t: Millis, line: Line) {
+    fn resolve(&mut self, t: Millis, line: Line, opened: Millis) {
         let alerted = self.alert != Alert::None;
         let mut plies = line.plies;
         let seen = if line.seen_last { plies.pop() } else { None };
@@ -369,6 +374,11 @@ impl Inference {
             if let Some(release) = release {
                 self.carry_over(&hands, release);
             }
+        } else if seen.is_none() && !self.game.is_over() {
+            // Plies the sensors missed: what the hands did since the lines
+            // were opened is the next mover's (his piece lifted while they
+            // were open); what they did before, the missed plies'.
+            self.carry_over(&hands, opened);
         }
         if alerted && !self.game.is_over() {
             self.restored(t);

@@ -312,6 +312,25 @@ impl TurnHands {
             .or(self.lifted_at[sq as usize])
     }
 
+    /// Whether `m`'s piece left its square and reached another in one
+    /// scan, too far from it for a slide onto the neighbouring square
+    /// (whose switch may close as the one it leaves opens): no hand moves
+    /// that fast, the sensors were not read meanwhile — other plies may
+    /// have been played too (a tempo move out and back, with the other
+    /// side to move).
+    fn unseen_in_one_scan(&self, m: &Move) -> bool {
+        let Move::Normal { from, to, .. } = *m else {
+            return false;
+        };
+        if shakmaty::attacks::king_attacks(from).contains(to) {
+            return false;
+        }
+        self.removals
+            .iter()
+            .filter(|(_, s)| *s == from)
+            .any(|(left, _)| self.placements.iter().any(|(u, s)| *s == to && u == left))
+    }
+
     /// When the piece on `sq` last left it this turn.
     fn last_lift(&self, sq: Square) -> Option<Millis> {
         self.lifted_at[sq as usize]
@@ -833,7 +852,7 @@ impl Inference {
             self.promotion = None;
             return;
         }
-        if self.make_what_the_hands_did(t, board) {
+        if self.make_what_the_hands_did(t, board, jump) {
             return;
         }
         self.promotion = None;
@@ -842,7 +861,7 @@ impl Inference {
         {
             self.make_under_lifts(t, made);
             // The next mover's move may be on the board already.
-            self.make_what_the_hands_did(t, board);
+            self.make_what_the_hands_did(t, board, false);
             return;
         }
         // Before a move in progress: a jump may leave pieces missing that
@@ -886,11 +905,15 @@ impl Inference {
 
     /// The one legal move the hands made whose position the board shows:
     /// made (4.6), or a promotion awaiting its piece. False when none.
-    fn make_what_the_hands_did(&mut self, t: Millis, board: Bitboard) -> bool {
+    fn make_what_the_hands_did(&mut self, t: Millis, board: Bitboard, jump: bool) -> bool {
         let cands = self.candidates(board, false);
         let Some(m) = self.pick(&cands) else {
             return false;
         };
+        if jump && self.turn.unseen_in_one_scan(&m) {
+            // Not a hand: the board jumped (see `explain_jump`).
+            return false;
+        }
         if m.is_promotion() {
             self.promotion_on_board(t, &m);
         } else {
