@@ -268,6 +268,30 @@ fn check(
     Ok(())
 }
 
+/// Cases the property test found, kept as they are.
+mod found {
+    use super::Action::*;
+    use super::*;
+
+    #[test]
+    fn a_jump_seen_while_a_displaced_board_was_repaired_ends_with_the_next_move() {
+        // White's rook gone from a1 (displaced), then 4...hxg5 with the
+        // rook back in the same scan: once the press makes the move, the
+        // jump is over; White's queen lifted next is a hand, not missed plies.
+        let actions = [
+            Legal(31),
+            Legal(129),
+            Legal(207),
+            Legal(214),
+            Legal(97),
+            Legal(203),
+            Legal(129),
+            Toggle(0),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[140]).unwrap();
+    }
+}
+
 fn cases() -> u32 {
     if let Some(n) = std::env::var("PROPTEST_CASES")
         .ok()

@@ -237,7 +237,7 @@ impl Inference {
         // gone may be a capture nobody saw (its captured piece never left
         // its square), answered by hands seen later.
         if in_progress_at(&pos, board) {
-            self.jump |= jump;
+            self.jump_in_hand |= jump;
             return false;
         }
         let lines = missed::explanations(

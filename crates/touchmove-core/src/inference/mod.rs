@@ -387,6 +387,11 @@ pub struct Inference {
     last_change: Option<Millis>,
     lifted_since_stable: Bitboard,
     jump: bool,
+    /// The board jumped while a displaced board was being repaired, a
+    /// piece still in the hand: the next look at it still counts the jump
+    /// (a capture nobody saw, its captured piece never off its square).
+    /// Until the record moves on or the board is restored.
+    jump_in_hand: bool,
     /// What the hands did in the current turn.
     turn: TurnHands,
     /// Since when pieces have been missing with nothing explaining it.
@@ -433,6 +438,7 @@ impl Inference {
             last_change: None,
             lifted_since_stable: Bitboard::EMPTY,
             jump: false,
+            jump_in_hand: false,
             turn: TurnHands::default(),
             missing_since: None,
             awaiting_press: None,
@@ -834,6 +840,7 @@ impl Inference {
                 return;
             }
             // Never stuck: legal play from the record explains the board.
+            let jump = jump || self.jump_in_hand;
             if (changed || jump) && self.resync(t, board, jump) {
                 return;
             }
@@ -940,6 +947,7 @@ impl Inference {
         self.game = Game::new(self.start.clone(), self.profile);
         self.started = true;
         self.turn = TurnHands::default();
+        self.jump_in_hand = false;
         self.awaiting_press = None;
         self.unpressed = None;
         self.pending = None;
@@ -958,6 +966,7 @@ impl Inference {
 
     fn restored(&mut self, t: Millis) {
         self.alert = Alert::None;
+        self.jump_in_hand = false;
         let fen = self.game.fen();
         self.emit(t, EventKind::Restored { fen });
     }
@@ -1026,6 +1035,7 @@ impl Inference {
         };
         self.emit(t, event);
         self.turn = TurnHands::default();
+        self.jump_in_hand = false;
         self.adjusting = false;
         self.promotion = None;
         self.promotion_choice = None;
