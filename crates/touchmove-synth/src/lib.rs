@@ -21,6 +21,7 @@ pub mod faults;
 pub mod hands;
 mod moves;
 pub mod random_games;
+pub mod sampled;
 
 use std::fmt;
 
