@@ -451,3 +451,37 @@ fn synthesized_fast_hands_replay_through_the_command_line() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn fast_hands_read_at_a_boards_10_ms_scans_are_read_exactly() {
+    // The hands' traces as a board scanning every 10 ms records them: a
+    // slide onto the neighbouring square often opens one switch and closes
+    // the next in one scan. That is one hand, not a jump: the next mover's
+    // lift still releases the move (1.1, 4.6). Games the reading once got
+    // wrong or alerted on this way.
+    for (style, seed) in [
+        ("blitz-hands", 1),
+        ("bullet", 7),
+        ("bullet", 8),
+        ("bullet", 14),
+        ("bullet", 19),
+    ] {
+        let style = HandStyle::by_name(style).unwrap();
+        let (start, moves) = synth::random_game(seed, 160);
+        let mut s = synth::synthesize(&start, &moves, &style, seed * 7 + 3);
+        s.trace = synth::sampled::sampled(&s.trace, 10);
+        let out = support::run(&s, None);
+        let played = support::played_uci(&out.session);
+        let source = support::source_uci(&start, &moves);
+        let alerts: Vec<String> = support::alerts(&out.events)
+            .iter()
+            .map(|e| e.to_json().to_string())
+            .collect();
+        assert!(alerts.is_empty(), "{} seed {seed}: {alerts:?}", style.name);
+        assert!(
+            played == source || (out.session.game().is_over() && source.starts_with(&played)),
+            "{} seed {seed}: {played:?}",
+            style.name
+        );
+    }
+}

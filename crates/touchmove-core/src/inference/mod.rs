@@ -392,6 +392,9 @@ pub struct Inference {
     /// (a capture nobody saw, its captured piece never off its square).
     /// Until the record moves on or the board is restored.
     jump_in_hand: bool,
+    /// Of the jumps since the last settle, one no slide explains (see
+    /// [`slid_next_door`]): the hands were not read.
+    unread: bool,
     /// What the hands did in the current turn.
     turn: TurnHands,
     /// Since when pieces have been missing with nothing explaining it.
@@ -439,6 +442,7 @@ impl Inference {
             lifted_since_stable: Bitboard::EMPTY,
             jump: false,
             jump_in_hand: false,
+            unread: false,
             turn: TurnHands::default(),
             missing_since: None,
             awaiting_press: None,
@@ -477,6 +481,7 @@ impl Inference {
         inference.awaiting_press = awaiting_press.filter(|_| !inference.game.is_over());
         // The board may have moved on while it was not read.
         inference.jump = true;
+        inference.unread = true;
         inference.resumed = true;
         inference
     }
@@ -629,6 +634,9 @@ impl Inference {
                 // Several squares changed in one scan: the sensors were
                 // not read for a while (or a hand is faster than a scan).
                 self.jump = true;
+                // Unless it was a slide onto the neighbouring square, no
+                // hand did it: not the next mover's hand releasing a move.
+                self.unread |= !slid_next_door(&changes[i - 1], c);
             }
             self.change(c);
         }
@@ -817,6 +825,7 @@ impl Inference {
         let changed = self.settle_placed(t);
         self.last_change = None;
         let mut jump = std::mem::take(&mut self.jump);
+        let mut unread = std::mem::take(&mut self.unread);
         // Set again below if the board is still unexplained.
         let missing_since = self.missing_since.take();
 
@@ -832,6 +841,7 @@ impl Inference {
             }
             // No open line explains the board: search afresh.
             jump = true;
+            unread = true;
         }
         let expected = self.game.position().board().occupied();
         if matches!(self.alert, Alert::Reinstate | Alert::Displaced(_)) {
@@ -863,7 +873,7 @@ impl Inference {
             return;
         }
         self.promotion = None;
-        if !jump
+        if !unread
             && let Some(made) = self.made_under_lifts(t, board, two_hands::Hands::NextMoversPieces)
         {
             self.make_under_lifts(t, made);
@@ -1059,4 +1069,14 @@ impl Inference {
             self.awaiting_press = Some(played.ply);
         }
     }
+}
+
+/// One square opened and its neighbour closed in one scan: a piece slid
+/// onto the neighbouring square (the first square any slide reaches, a
+/// knight's included), its magnet closing that switch as the one it leaves
+/// opens — at a board's scan rate often within one scan. One hand, not a
+/// jump.
+fn slid_next_door(a: &SettledChange, b: &SettledChange) -> bool {
+    let lifted = |c: &SettledChange| matches!(c.change, SquareChange::Lifted);
+    lifted(a) != lifted(b) && shakmaty::attacks::king_attacks(a.square).contains(b.square)
 }

@@ -89,9 +89,10 @@ impl Inference {
     /// having it, that move's last piece is released now: the lift is the
     /// next mover's, who has the move (1.1, 4.6).
     pub(super) fn next_mover_lifts(&mut self, t: Millis, sq: Square) {
-        // Several squares in one scan are a jump, not two hands.
+        // Several squares in one scan are a jump, not two hands (but for a
+        // slide onto the neighbouring square).
         if !self.started
-            || self.jump
+            || self.unread
             || self.game.is_over()
             || self.awaiting_press.is_some()
             || self.pending.is_some()
