@@ -1074,8 +1074,9 @@ impl Inference {
 /// One square opened and its neighbour closed in one scan: a piece slid
 /// onto the neighbouring square (the first square any slide reaches, a
 /// knight's included), its magnet closing that switch as the one it leaves
-/// opens — at a board's scan rate often within one scan. One hand, not a
-/// jump.
+/// opens — at a board's scan rate often within one scan. A hand may have
+/// done it: the board still counts as jumped for the lines it opens, but
+/// not as unread (the next mover's lift may release a move).
 fn slid_next_door(a: &SettledChange, b: &SettledChange) -> bool {
     let lifted = |c: &SettledChange| matches!(c.change, SquareChange::Lifted);
     lifted(a) != lifted(b) && shakmaty::attacks::king_attacks(a.square).contains(b.square)
