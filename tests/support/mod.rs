@@ -68,7 +68,19 @@ pub fn check_clean(
     seed: u64,
 ) -> Result<(), String> {
     let synth = touchmove_synth::synthesize(start, moves, style, seed);
-    let out = run(&synth, None);
+    check_synthesized(start, moves, &synth, style, seed)
+}
+
+/// [`check_clean`] on a trace already synthesized (perhaps read again at a
+/// board's scan rate) from `moves` under `style` and `seed`.
+pub fn check_synthesized(
+    start: &Chess,
+    moves: &[Move],
+    synth: &Synthesized,
+    style: &HandStyle,
+    seed: u64,
+) -> Result<(), String> {
+    let out = run(synth, None);
     let played = played_uci(&out.session);
     let source = source_uci(start, moves);
     let alerts = alerts(&out.events);
@@ -91,7 +103,7 @@ pub fn check_clean(
                 .take(3)
                 .map(|e| e.to_json())
                 .collect::<Vec<_>>(),
-            window(&synth, &out.events, first_bad + 1)
+            window(synth, &out.events, first_bad + 1)
         ));
     }
     Ok(())
