@@ -25,6 +25,10 @@ struct Args {
     /// Failures printed per style.
     #[arg(long, default_value_t = 3)]
     show: usize,
+    /// Write each failing trace, as read at the scan period, to this folder
+    /// (`STYLE-SEED.trace`, for `touchmove replay`).
+    #[arg(long)]
+    dump: Option<std::path::PathBuf>,
 }
 
 /// The first difference from the game, or `None` when read exactly.
@@ -85,6 +89,11 @@ fn main() -> Result<(), String> {
                 None => exact += 1,
                 Some(failure) => {
                     wrong += usize::from(failure.contains("WRONG"));
+                    if let Some(dir) = &args.dump {
+                        let path = dir.join(format!("{name}-{seed}.trace"));
+                        std::fs::write(&path, trace.to_string())
+                            .map_err(|e| format!("{}: {e}", path.display()))?;
+                    }
                     if shown < args.show {
                         shown += 1;
                         println!("  {name} seed {seed}: {failure}");

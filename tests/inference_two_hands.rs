@@ -527,3 +527,39 @@ fn a_knight_slid_onto_the_square_beside_it_before_it_leaves_is_no_move_of_the_mo
     let out = h.run();
     read_exactly(&out, &["e8e1", "f3e1"]);
 }
+
+#[test]
+fn a_capture_quicker_than_a_scan_is_read_at_the_press_under_the_next_movers_grab() {
+    // 2. exd5: the pawn on d5 taken off and White's set down between two
+    // scans, so d5 never reads empty; Black grabs his knight before
+    // White's press. White's piece is gone from e4 and nowhere new: with
+    // his hand on the clock (6.7) it took on d5.
+    let mut h = Hands::new(
+        Some("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"),
+        "fide-blitz",
+    );
+    h.wait(1000).lift_then("e4", 230);
+    h.lift_then("g8", 60).clock_then(White, 300);
+    h.place_then("f6", 150).clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["e4d5", "g8f6"]);
+}
+
+#[test]
+fn the_next_movers_slide_reaching_the_next_square_before_the_press_is_his() {
+    // White's e4 is released; Black slides his rook from e8 to a8, and its
+    // magnet closes d8 while e8 still reads occupied: White presses at that
+    // very moment, before anything of Black's reads lifted.
+    let mut h = Hands::new(Some("4r2k/8/8/8/8/8/4P3/4K3 w - - 0 1"), "fide-blitz");
+    h.wait(1000).lift_then("e2", 250).place_then("e4", 140);
+    h.place_then("d8", 11)
+        .clock_then(White, 2)
+        .lift_then("e8", 40);
+    h.place_then("c8", 5).lift_then("d8", 40);
+    h.place_then("b8", 5).lift_then("c8", 40);
+    h.place_then("a8", 5)
+        .lift_then("b8", 300)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["e2e4", "e8a8"]);
+}

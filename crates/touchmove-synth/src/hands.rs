@@ -686,21 +686,31 @@ impl Table {
         let step = (total / (path.len() as Millis + 1)).max(40);
         let start = self.t;
         let mut steps: Vec<(Millis, Step)> = Vec::new();
+        let mut first_on: Option<(Millis, Square)> = None;
         for (i, &sq) in path.iter().enumerate() {
             if self.board.piece_at(sq).is_some() {
                 continue;
             }
             let centre = start + step * (i as Millis + 1);
             let blip = self.rng.random_range(10..=80.min(step - 5));
+            first_on.get_or_insert((centre - blip / 2, sq));
             steps.push((centre - blip / 2, Step::On(sq)));
             steps.push((centre - blip / 2 + blip, Step::Off(sq)));
         }
         let end = start + step * (path.len() as Millis + 1);
         let captures = self.board.piece_at(to).is_some();
-        let first_on = steps.first().map(|&(t, _)| t);
+        // The magnet can only still hold `from` while the piece already
+        // covers a square next to it: a piece cannot stand on two squares
+        // apart. (The chance is still drawn, so only the hands after such a
+        // slide change.)
+        let next_door = |sq: Square| attacks::king_attacks(from).contains(sq);
         let leave = match first_on {
-            Some(t) if self.chance(self.overlap) => t + self.rng.random_range(1..=15),
-            None if !captures && self.chance(self.overlap) => end + self.rng.random_range(1..=15),
+            Some((t, sq)) if self.chance(self.overlap) && next_door(sq) => {
+                t + self.rng.random_range(1..=15)
+            }
+            None if !captures && self.chance(self.overlap) && next_door(to) => {
+                end + self.rng.random_range(1..=15)
+            }
             _ => start,
         };
         steps.push((leave, Step::Leave));
@@ -916,5 +926,40 @@ mod tests {
         let (records, _) = table.render(0.0);
         let last = records.last().unwrap();
         assert_eq!(last.record, Record::Occupancy(Board::default().occupied()));
+    }
+
+    /// With the overlap certain, a slid piece still holds its square only
+    /// while it already covers the square next to it: a knight slid over
+    /// two occupied squares (h1 and h2) leaves g1 before h3 reads occupied;
+    /// slid over an empty g2 it may still hold g1 while g2 reads occupied.
+    #[test]
+    fn a_slid_piece_never_reads_on_two_squares_apart() {
+        let style = HandStyle {
+            slide_overlap: 1.0,
+            bounce: 0.0,
+            wobble: 0.0,
+            brush: 0.0,
+            ..HandStyle::random().noiseless()
+        };
+        let mut held_next_door = 0;
+        for seed in 0..40 {
+            let mut table = Table::new(Board::default(), &style, seed);
+            table.slide(Square::G1, Square::H3, (100, 300));
+            let mut board = Board::default();
+            board.discard_piece_at(Square::G2);
+            let mut open = Table::new(board, &style, seed);
+            open.slide(Square::G1, Square::H3, (100, 300));
+            for (t, snap) in table.timeline.iter().chain(&open.timeline) {
+                let occupied = snap.occupied();
+                assert!(
+                    !(occupied.contains(Square::G1) && occupied.contains(Square::H3)),
+                    "seed {seed}: g1 and h3 both read occupied at {t} ms"
+                );
+            }
+            held_next_door += open.timeline.iter().any(|(_, snap)| {
+                snap.occupied().contains(Square::G1) && snap.occupied().contains(Square::G2)
+            }) as usize;
+        }
+        assert!(held_next_door > 0, "the overlap still happens next door");
     }
 }

@@ -2,6 +2,7 @@
 //! illegal move (7.4 of 2005, 7.5 of 2023, and 7.5.3 of 2023 for a press
 //! without a move).
 
+use super::two_hands::Hands;
 use super::*;
 
 impl Inference {
@@ -161,6 +162,15 @@ impl Inference {
                         PressMeaning::Completed { ply }
                     };
                 }
+                // Two hands (1.1): his piece gone from its square and
+                // nowhere new while the next mover's hand is already at
+                // work: a capture quicker than one scan, made and released.
+                if let Some(made) =
+                    self.made_under_lifts(t, self.board, Hands::AnyAfterReleaseOrUnseen)
+                {
+                    self.make_under_lifts(t, made);
+                    return completed(self.complete_awaiting(t));
+                }
                 let from = self
                     .turn
                     .touches
@@ -179,7 +189,6 @@ impl Inference {
     /// millisecond has not settled yet), then on the settled one; none when
     /// the board shows a move of the mover alone.
     fn made_at_press(&self, t: Millis) -> Option<super::two_hands::MadeUnder> {
-        use super::two_hands::Hands;
         // Only squares the hands are working on: the raw reading differs
         // from the settled one where a lift or placement has not settled.
         let raw = self.raw;

@@ -20,6 +20,9 @@ pub(super) struct MadeUnder {
     pub gone: Bitboard,
     /// When the move's last piece was set down.
     pub release: Millis,
+    /// A capture whose captured piece's square never changed: the
+    /// sensors did not see it made.
+    pub unseen: bool,
 }
 
 /// Which lifted pieces may belong to the next mover's hand.
@@ -32,6 +35,21 @@ pub(super) enum Hands {
     /// the clock, so the lifts are the next mover's (a capture of the piece
     /// just moved, say).
     AnyAfterRelease,
+    /// As [`Hands::AnyAfterRelease`], and the mover's move may be a
+    /// capture the sensors never saw made: the last reading of a press
+    /// that nothing else explains.
+    AnyAfterReleaseOrUnseen,
+}
+
+impl Hands {
+    /// Whether the mover's hand is on the clock: any piece lifted after
+    /// the release is the next mover's.
+    fn after_release(self) -> bool {
+        matches!(
+            self,
+            Hands::AnyAfterRelease | Hands::AnyAfterReleaseOrUnseen
+        )
+    }
 }
 
 /// Whether a legal move in `pos` captures the piece on `square` with a
@@ -227,10 +245,32 @@ impl Inference {
             // Squares read empty but not settled yet (a raw board at a
             // press): lifted now.
             let unsettled = self.board & !board;
-            if gone.is_empty() || (gone & !(self.turn.lifts | unsettled)).any() {
+            // Nothing lifted yet, but the next mover's piece slid onto the
+            // square next to it, its magnet still holding its own square
+            // (his hand at work once the mover's is on the clock).
+            let sliding_in = || {
+                hands.after_release() && extra.any() && {
+                    let mut after_pos = pos.clone();
+                    after_pos.play_unchecked(m);
+                    extra.into_iter().all(|s| {
+                        (shakmaty::attacks::king_attacks(s) & after_pos.us() & board)
+                            .into_iter()
+                            .any(|from| could_reach(&after_pos, from, Bitboard::from(s)))
+                    })
+                }
+            };
+            if (gone.is_empty() && !sliding_in()) || (gone & !(self.turn.lifts | unsettled)).any() {
                 continue;
             }
-            if !self.hand_made(&m) {
+            // With his hand on the clock (6.7) his piece stands somewhere:
+            // gone from its square and nowhere new, it took a piece whose
+            // square never read empty (a capture quicker than one scan).
+            // Only on a board with nothing set down anywhere else: a piece
+            // standing somewhere new is more likely where his piece went.
+            let unseen = hands == Hands::AnyAfterReleaseOrUnseen
+                && extra.is_empty()
+                && self.unseen_capture(&m, board);
+            if !unseen && !self.hand_made(&m) {
                 continue;
             }
             let arrived = (after & !pos.board().occupied())
@@ -260,7 +300,13 @@ impl Inference {
                     .map(|(f, _)| *f)
                     .filter(|_| captured_square(&m) == Some(s))
             };
-            let reached = |s: Square| self.turn.came_to_stand(s, began, t, pushed_off(s));
+            // An unseen capture's piece stood on its square by the time
+            // the next mover's hand came, no earlier than it was lifted.
+            let reached = |s: Square| {
+                self.turn
+                    .came_to_stand(s, began, t, pushed_off(s))
+                    .or((unseen && s == m.to()).then_some(began))
+            };
             let stood = |s: Square| reached(s).is_some();
             if !arrived.into_iter().all(stood) {
                 continue;
@@ -311,7 +357,7 @@ impl Inference {
                     // one the next mover is taking with a piece he has
                     // lifted too (a bullet capture begun early, 1.1).
                     Some(_) if at <= release => {
-                        hands == Hands::AnyAfterRelease && taken_by_lifted(&after_pos, y, gone)
+                        hands.after_release() && taken_by_lifted(&after_pos, y, gone)
                     }
                     // The piece just moved, lifted again: it stood long
                     // enough to have been let go (not a slide or a brush
@@ -321,13 +367,12 @@ impl Inference {
                     Some(_) if arrived.contains(y) => {
                         // A pawn set down on the last rank and taken off
                         // again is the promotion being made (3.7e).
-                        hands == Hands::AnyAfterRelease
-                            || (self.profile.is_fide() && !m.is_promotion())
+                        hands.after_release() || (self.profile.is_fide() && !m.is_promotion())
                     }
                     // Another piece of the mover: the next mover's capture,
                     // unless it could be the mover castling (4.4).
                     Some(_) => {
-                        hands == Hands::AnyAfterRelease
+                        hands.after_release()
                             || !pos.legal_moves().iter().any(|c| {
                                 // The move looks like half of castling: its
                                 // piece stands where castling puts it.
@@ -349,14 +394,42 @@ impl Inference {
                     mv: m,
                     gone,
                     release,
+                    unseen,
                 });
             }
+        }
+        // What the sensors saw the hands do comes before a capture they
+        // may have missed.
+        if found.iter().any(|f| !f.unseen) {
+            found.retain(|f| !f.unseen);
         }
         let first = found.first()?;
         let same = found
             .iter()
             .all(|f| f.mv.from() == first.mv.from() && f.mv.to() == first.mv.to());
         same.then(|| found.swap_remove(0))
+    }
+
+    /// Whether `m` is a capture that the hands may have made without the
+    /// sensors seeing it: its piece was lifted and stands nowhere on
+    /// `board`, and the captured piece's square, occupied before and after,
+    /// never changed this turn (the captured piece taken off and the
+    /// capturing one set down within one scan, or within the contacts'
+    /// bounce).
+    fn unseen_capture(&self, m: &Move, board: Bitboard) -> bool {
+        let Move::Normal {
+            from,
+            to,
+            capture: Some(_),
+            ..
+        } = *m
+        else {
+            return false;
+        };
+        self.turn.first_lift(from).is_some()
+            && !board.contains(from)
+            && board.contains(to)
+            && self.turn.active_at[to as usize].is_none()
     }
 
     /// Makes the move found under the next mover's lifts at `t`; the lifts
