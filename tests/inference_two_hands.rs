@@ -563,3 +563,35 @@ fn the_next_movers_slide_reaching_the_next_square_before_the_press_is_his() {
     let out = h.run();
     read_exactly(&out, &["e2e4", "e8a8"]);
 }
+
+#[test]
+fn two_captures_quicker_than_a_scan_stay_open_until_the_piece_moves_on() {
+    // Black's rook leaves a5 and takes on a3 or on d5 between two scans
+    // (neither square ever reads empty); White grabs his king before
+    // Black's press. Either capture explains the board: the lines stay
+    // open, the king's move is read under both, and the rook's next move
+    // (from a3) tells which.
+    let mut h = Hands::new(Some("4k3/8/8/r2P4/8/N7/8/4K3 b - - 0 1"), "fide-blitz");
+    h.wait(1000).lift_then("a5", 250);
+    h.lift_then("e1", 60).clock_then(Black, 200);
+    h.place_then("d1", 300).clock_then(White, 500);
+    h.lift_then("a3", 250)
+        .place_then("a2", 300)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["a5a3", "e1d1", "a3a2"]);
+}
+
+#[test]
+fn of_captures_quicker_than_a_scan_the_square_that_opened_for_a_moment_is_taken() {
+    // White's queen on c7 may take on c4, h2 or h7, and no square reads
+    // empty long enough to settle; h2 opens for 4 ms as the bishop is
+    // swapped for the queen. Black grabs his king before White's press.
+    let mut h = Hands::new(Some("4k3/2Q4p/8/8/2b5/8/7b/4K3 w - - 0 1"), "fide-blitz");
+    h.wait(1000).lift_then("c7", 250);
+    h.lift_then("h2", 4).place_then("h2", 200);
+    h.lift_then("e8", 60).clock_then(White, 300);
+    h.place_then("d8", 150).clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["c7h2", "e8d8"]);
+}

@@ -171,6 +171,14 @@ impl Inference {
                     self.make_under_lifts(t, made);
                     return completed(self.complete_awaiting(t));
                 }
+                // Several such captures: which one, his piece's next moves
+                // tell (certainty first).
+                let unseen =
+                    self.all_made_under_lifts(t, self.board, Hands::AnyAfterReleaseOrUnseen);
+                if unseen.len() > 1 && unseen.iter().all(|f| f.unseen) {
+                    self.hypothesise(t, unseen.into_iter().map(|f| vec![f.mv]).collect());
+                    return PressMeaning::Ignored("several legal moves explain the board");
+                }
                 let from = self
                     .turn
                     .touches

@@ -23,6 +23,9 @@ pub(super) struct MadeUnder {
     /// A capture whose captured piece's square never changed: the
     /// sensors did not see it made.
     pub unseen: bool,
+    /// An unseen capture whose captured piece's square opened for a
+    /// moment after the capturing piece was lifted.
+    pub flickered: bool,
 }
 
 /// Which lifted pieces may belong to the next mover's hand.
@@ -228,6 +231,22 @@ impl Inference {
         board: Bitboard,
         hands: Hands,
     ) -> Option<MadeUnder> {
+        let mut found = self.all_made_under_lifts(t, board, hands);
+        let first = found.first()?;
+        let same = found
+            .iter()
+            .all(|f| f.mv.from() == first.mv.from() && f.mv.to() == first.mv.to());
+        same.then(|| found.swap_remove(0))
+    }
+
+    /// Every move [`Self::made_under_lifts`] weighs: the moves the sensors
+    /// saw made, or else the captures they may have missed.
+    pub(super) fn all_made_under_lifts(
+        &self,
+        t: Millis,
+        board: Bitboard,
+        hands: Hands,
+    ) -> Vec<MadeUnder> {
         let pos = self.game.position();
         let mover = pos.turn();
         let mut found: Vec<MadeUnder> = Vec::new();
@@ -265,12 +284,15 @@ impl Inference {
             // With his hand on the clock (6.7) his piece stands somewhere:
             // gone from its square and nowhere new, it took a piece whose
             // square never read empty (a capture quicker than one scan).
-            // Only on a board with nothing set down anywhere else: a piece
-            // standing somewhere new is more likely where his piece went.
-            let unseen = hands == Hands::AnyAfterReleaseOrUnseen
-                && extra.is_empty()
+            // Only on a board with nothing set down anywhere else (a piece
+            // standing somewhere new is more likely where his piece went),
+            // or where the next mover's whole reply is set down already.
+            let seen = self.hand_made(&m);
+            let unseen = !seen
+                && hands == Hands::AnyAfterReleaseOrUnseen
+                && (extra.is_empty() || self.answered_at_once(pos, &m, board))
                 && self.unseen_capture(&m, board);
-            if !unseen && !self.hand_made(&m) {
+            if !seen && !unseen {
                 continue;
             }
             let arrived = (after & !pos.board().occupied())
@@ -395,6 +417,12 @@ impl Inference {
                     gone,
                     release,
                     unseen,
+                    flickered: unseen
+                        && self
+                            .turn
+                            .toggles
+                            .iter()
+                            .any(|(u, s)| *s == m.to() && *u >= began),
                 });
             }
         }
@@ -403,19 +431,21 @@ impl Inference {
         if found.iter().any(|f| !f.unseen) {
             found.retain(|f| !f.unseen);
         }
-        let first = found.first()?;
-        let same = found
-            .iter()
-            .all(|f| f.mv.from() == first.mv.from() && f.mv.to() == first.mv.to());
-        same.then(|| found.swap_remove(0))
+        // Among those, a square whose contacts opened for a moment after
+        // the capturing piece was lifted (the swap, too quick to settle)
+        // comes before squares that never stirred.
+        if found.iter().any(|f| f.flickered) {
+            found.retain(|f| f.flickered);
+        }
+        found
     }
 
     /// Whether `m` is a capture that the hands may have made without the
     /// sensors seeing it: its piece was lifted and stands nowhere on
     /// `board`, and the captured piece's square, occupied before and after,
-    /// never changed this turn (the captured piece taken off and the
-    /// capturing one set down within one scan, or within the contacts'
-    /// bounce).
+    /// never read empty long enough to settle (the captured piece taken
+    /// off and the capturing one set down within one scan, or within the
+    /// contacts' bounce).
     fn unseen_capture(&self, m: &Move, board: Bitboard) -> bool {
         let Move::Normal {
             from,
@@ -426,10 +456,18 @@ impl Inference {
         else {
             return false;
         };
-        self.turn.first_lift(from).is_some()
-            && !board.contains(from)
-            && board.contains(to)
-            && self.turn.active_at[to as usize].is_none()
+        self.turn.first_lift(from).is_some() && !board.contains(from) && board.contains(to)
+    }
+
+    /// Whether the next mover has already answered `m` in full on `board`
+    /// (two hands, 1.1): a legal reply of his makes its occupancy, every
+    /// piece it moves seen lifted.
+    fn answered_at_once(&self, pos: &Chess, m: &Move, board: Bitboard) -> bool {
+        let mut after = pos.clone();
+        after.play_unchecked(*m);
+        after.legal_moves().iter().any(|r| {
+            occupancy_after(&after, r) == board && (must_lift(r) & !self.turn.lifts).is_empty()
+        })
     }
 
     /// Makes the move found under the next mover's lifts at `t`; the lifts
