@@ -595,3 +595,37 @@ fn of_captures_quicker_than_a_scan_the_square_that_opened_for_a_moment_is_taken(
     let out = h.run();
     read_exactly(&out, &["c7h2", "e8d8"]);
 }
+
+#[test]
+fn the_next_movers_piece_in_the_air_at_the_press_has_taken_nothing_yet() {
+    // Black's king takes the rook on c6 between two scans; White grabs his
+    // bishop, which could take on g3, before Black's press. White has not
+    // pressed: his bishop is still in the air, not a capture on g3 that
+    // the sensors missed. It goes to d2.
+    let mut h = Hands::new(Some("8/8/2Rk4/8/8/6p1/8/4B1K1 b - - 0 1"), "fide-blitz");
+    h.wait(1000).lift_then("d6", 250);
+    h.lift_then("e1", 60).clock_then(Black, 300);
+    h.place_then("d2", 150).clock_then(White, 1000);
+    let out = h.run();
+    read_exactly(&out, &["d6c6", "e1d2"]);
+}
+
+#[test]
+fn a_slide_whose_first_step_reads_in_one_scan_is_a_piece_in_the_hand_not_a_jump() {
+    // Black's rook slides from c3 to h3: c3 opens and d3 closes in one
+    // scan, then the rook passes over e3, f3 and g3. With c3 alone empty
+    // the board also equals four plies the sensors could have missed
+    // (the rook taking on a6 while the bishop goes away and back): the
+    // rook in the hand is read, not those.
+    let mut h = Hands::new(Some("6k1/6PR/R7/5B2/6K1/2r5/8/8 b - - 5 51"), "fide-blitz");
+    h.wait(1000)
+        .lift_then("c3", 0)
+        .place_then("d3", 20)
+        .lift_then("d3", 240);
+    for sq in ["e3", "f3", "g3"] {
+        h.place_then(sq, 50).lift_then(sq, 230);
+    }
+    h.place_then("h3", 1200).clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["c3h3"]);
+}

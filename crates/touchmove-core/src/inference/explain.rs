@@ -6,6 +6,18 @@
 
 use super::*;
 
+/// What the second ply of a missed move and its reply must show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reply {
+    /// Any legal reply whose piece was seen lifted.
+    Any,
+    /// A reply seen made: a capture's captured square busy after the
+    /// capturing piece was lifted. At the mover's own press the reply is
+    /// the next mover's, who has not pressed: a piece of his still in the
+    /// air took nothing yet.
+    SeenMade,
+}
+
 impl Inference {
     /// A piece of the last move lifted again and put elsewhere. FIDE: the
     /// first move stands (4.6 of 2005, 4.7 of 2023; after rook-first
@@ -293,7 +305,12 @@ impl Inference {
             .collect()
     }
 
-    pub(super) fn explain_missed_reply(&mut self, t: Millis, board: Bitboard) -> bool {
+    pub(super) fn explain_missed_reply(
+        &mut self,
+        t: Millis,
+        board: Bitboard,
+        reply: Reply,
+    ) -> bool {
         let pos = self.game.position().clone();
         // Two plies whose pieces the hands were seen lifting (the first
         // a capture whose captured piece never read empty); several such
@@ -304,6 +321,7 @@ impl Inference {
                 .into_iter()
                 .filter(|line| line.len() == 2)
                 .filter(|line| line.iter().all(|m| (moving_from(m) & !seen).is_empty()))
+                .filter(|line| reply == Reply::Any || self.hand_made_in(&line[1], &line[..1]))
                 .collect();
         match lines.len() {
             0 => false,

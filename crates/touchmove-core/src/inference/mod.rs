@@ -882,8 +882,11 @@ impl Inference {
             return;
         }
         // Before a move in progress: a jump may leave pieces missing that
-        // look like pieces in the hand.
-        if jump && self.explain_jump(t, board) {
+        // look like pieces in the hand. Not when the "jump" was a slide's
+        // first step next door and one piece is now off the board: that
+        // piece is in the hand sliding it.
+        let one_in_hand = (expected & !board).count() == 1 && (board & !expected).is_empty();
+        if jump && (unread || !one_in_hand) && self.explain_jump(t, board) {
             return;
         }
         if self.in_progress(board) {
@@ -897,7 +900,7 @@ impl Inference {
         let missing_only = (board & !expected).is_empty();
         // (A board with pieces missing only waits for the grace first: a
         // hand may still be at work.)
-        if !jump && !missing_only && self.explain_missed_reply(t, board) {
+        if !jump && !missing_only && self.explain_missed_reply(t, board, explain::Reply::Any) {
             return;
         }
         if missing_only {

@@ -2,6 +2,7 @@
 //! illegal move (7.4 of 2005, 7.5 of 2023, and 7.5.3 of 2023 for a press
 //! without a move).
 
+use super::explain::Reply;
 use super::two_hands::Hands;
 use super::*;
 
@@ -90,7 +91,7 @@ impl Inference {
             if matches!(self.alert, Alert::None)
                 && self.promotion.is_none()
                 && self.board != self.game.position().board().occupied()
-                && self.explain_missed_reply(t, self.board)
+                && self.explain_missed_reply(t, self.board, Reply::Any)
             {
                 // One line: adopted, each ply completed at this press.
                 return if self.pending.is_some() {
@@ -155,7 +156,7 @@ impl Inference {
                 // opponent's reply set down within one settle, both
                 // pieces seen lifted. Not an illegal move: the two plies.
                 let ply = self.game.moves().len() + 1;
-                if self.explain_missed_reply(t, self.board) {
+                if self.explain_missed_reply(t, self.board, Reply::SeenMade) {
                     return if self.pending.is_some() {
                         PressMeaning::Ignored("several lines explain the board")
                     } else {
