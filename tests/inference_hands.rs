@@ -459,19 +459,28 @@ fn fast_hands_read_at_a_boards_10_ms_scans_are_read_exactly() {
     // the next in one scan. That is one hand, not a jump: the next mover's
     // lift still releases the move (1.1, 4.6). Games the reading once got
     // wrong or alerted on this way.
-    for (style, seed) in [
-        ("blitz-hands", 1),
-        ("bullet", 7),
-        ("bullet", 8),
-        ("bullet", 14),
-        ("bullet", 19),
+    // Later: captures made between two scans (the captured square never
+    // reads empty) at the mover's press with the next mover's hand at work
+    // (blitz-hands 93 and 45, bullet 64), a slide whose first step reads
+    // in one scan (nudges 104), and the same at 5 ms (blitz-hands 47).
+    for (style, seed, period) in [
+        ("blitz-hands", 1, 10),
+        ("bullet", 7, 10),
+        ("bullet", 8, 10),
+        ("bullet", 14, 10),
+        ("bullet", 19, 10),
+        ("blitz-hands", 93, 10),
+        ("blitz-hands", 45, 10),
+        ("bullet", 64, 10),
+        ("nudges", 104, 10),
+        ("blitz-hands", 47, 5),
     ] {
         let style = HandStyle::by_name(style).unwrap();
         let (start, moves) = synth::random_game(seed, 160);
         let mut s = synth::synthesize(&start, &moves, &style, seed * 7 + 3);
-        s.trace = synth::sampled::sampled(&s.trace, 10);
+        s.trace = synth::sampled::sampled(&s.trace, period);
         if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed * 7 + 3) {
-            panic!("read at 10 ms: {e}");
+            panic!("{} seed {seed} read at {period} ms: {e}", style.name);
         }
     }
 }
