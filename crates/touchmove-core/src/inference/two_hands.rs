@@ -20,8 +20,8 @@ pub(super) struct MadeUnder {
     pub gone: Bitboard,
     /// When the move's last piece was set down.
     pub release: Millis,
-    /// A capture whose captured piece's square never changed: the
-    /// sensors did not see it made.
+    /// A capture the sensors did not see made: its captured piece's
+    /// square never read empty long enough to settle.
     pub unseen: bool,
     /// An unseen capture whose captured piece's square opened for a
     /// moment after the capturing piece was lifted.
@@ -442,10 +442,10 @@ impl Inference {
 
     /// Whether `m` is a capture that the hands may have made without the
     /// sensors seeing it: its piece was lifted and stands nowhere on
-    /// `board`, and the captured piece's square, occupied before and after,
-    /// never read empty long enough to settle (the captured piece taken
-    /// off and the capturing one set down within one scan, or within the
-    /// contacts' bounce).
+    /// `board`, and the captured piece's square is occupied (the captured
+    /// piece taken off and the capturing one set down within one scan, or
+    /// within the contacts' bounce). Asked only of captures that
+    /// [`Self::hand_made`] did not see made.
     fn unseen_capture(&self, m: &Move, board: Bitboard) -> bool {
         let Move::Normal {
             from,
