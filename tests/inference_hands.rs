@@ -305,6 +305,28 @@ fn jumps_of_one_to_four_plies_are_recorded_in_casual_play() {
 }
 
 #[test]
+fn a_lines_next_ply_is_read_from_lifts_made_since_its_last_ply() {
+    // Jumps once read wrongly: with the lines open for several plies, the
+    // lifts of their earlier plies (a queen's from b3) were taken for the
+    // next move's hand (a bishop "set down on b3 and lifted again").
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
+    let games = touchmove::cli::read_pgn_file(&dir.join("twic1599.pgn")).unwrap();
+    for (number, seed) in [(314, 16953), (728, 22335)] {
+        let game = games[number - 1].as_ref().unwrap();
+        let start = game.start.position().clone();
+        let (placed, s) =
+            faults::inject_jumps(&start, &game.moves, &HandStyle::random(), seed, 1).unwrap();
+        let window = match placed[0] {
+            (at, Fault::MissedPlies(k)) => (at, at + k),
+            (at, _) => (at, at),
+        };
+        if let Err(e) = judge_jump(&s, &start, &game.moves, Profile::FideStandard, window) {
+            panic!("twic1599 game {number} seed {seed}: {e}");
+        }
+    }
+}
+
+#[test]
 fn a_promotion_inside_a_jump_is_settled_by_how_the_piece_moves() {
     let (mut checked, mut failures) = (0, Vec::new());
     for seed in 0..if full() { 400 } else { 80 } {
@@ -453,7 +475,7 @@ fn synthesized_fast_hands_replay_through_the_command_line() {
 }
 
 #[test]
-fn fast_hands_read_at_a_boards_10_ms_scans_are_read_exactly() {
+fn fast_hands_read_at_a_boards_5_to_20_ms_scans_are_read_exactly() {
     // The hands' traces as a board scanning every 10 ms records them: a
     // slide onto the neighbouring square often opens one switch and closes
     // the next in one scan. That is one hand, not a jump: the next mover's
@@ -463,6 +485,19 @@ fn fast_hands_read_at_a_boards_10_ms_scans_are_read_exactly() {
     // reads empty) at the mover's press with the next mover's hand at work
     // (blitz-hands 93 and 45, bullet 64), a slide whose first step reads
     // in one scan (nudges 104), and the same at 5 ms (blitz-hands 47).
+    // Then: a capture missed at the press opening lines, answered by the
+    // next mover and grabbed by the other before a settle (bullet 55 and
+    // 134: the lines read a move made under the next mover's lifts); a
+    // capture between two scans at the press with the next mover's piece
+    // passing over a square (blitz-hands 17). At 20 ms: brushes read up to
+    // a scan longer than they were (nudges 21 and 144), a capture in the
+    // hand whose first step read in one scan (nudges 138: the hand at work
+    // is the first line kept), and a capture quicker than a scan next to a
+    // square brushed before the capturing piece was lifted (nudges 133);
+    // a capture quicker than a scan whose capturing piece the next mover
+    // took at once (bullet 103); and at the mover's press the next
+    // mover's pawn passing over a square on its way (bullet 56: a reply
+    // set down a moment ago may be sliding on).
     for (style, seed, period) in [
         ("blitz-hands", 1, 10),
         ("bullet", 7, 10),
@@ -474,6 +509,15 @@ fn fast_hands_read_at_a_boards_10_ms_scans_are_read_exactly() {
         ("bullet", 64, 10),
         ("nudges", 104, 10),
         ("blitz-hands", 47, 5),
+        ("bullet", 55, 10),
+        ("bullet", 134, 10),
+        ("blitz-hands", 17, 10),
+        ("nudges", 21, 20),
+        ("nudges", 144, 20),
+        ("nudges", 138, 20),
+        ("nudges", 133, 20),
+        ("bullet", 103, 20),
+        ("bullet", 56, 20),
     ] {
         let style = HandStyle::by_name(style).unwrap();
         let (start, moves) = synth::random_game(seed, 160);

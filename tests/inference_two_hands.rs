@@ -84,10 +84,61 @@ fn a_lift_that_lasts_is_still_a_touch() {
 }
 
 #[test]
-fn the_nudge_threshold_is_set_on_the_command_line() {
-    // A 60 ms lift and return, then another piece moved.
+fn a_brush_read_between_20_ms_scans_is_no_touch() {
+    // After 1. e4, Black brushes d7 for 102 ms, off just before a scan and
+    // back just after one: a board read every 20 ms (every reading on the
+    // 20 ms grid) sees the square empty for 120 ms. Whether the brush
+    // lasted the threshold is uncertain by a scan.
     let mut h = Hands::new(None, "fide-standard");
-    h.wait(1000).lift_then("d2", 60).place_then("d2", 900);
+    h.wait(1013).carry("e2", "e4").clock_then(White, 1000);
+    h.wait(1019 - h.t % 1000)
+        .lift_then("d7", 102)
+        .place_then("d7", 900);
+    h.carry("e7", "e5").clock(Black);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 20);
+    read_exactly(&h.run(), &["e2e4", "e7e5"]);
+}
+
+#[test]
+fn a_brush_whose_return_bounces_at_a_scan_is_no_touch() {
+    // A board read every 10 ms (e4's bounce shows two readings 10 ms
+    // apart). Black brushes d7: the square reads empty for 130 ms, of
+    // which the brush may have lasted a scan less at each end (the scan
+    // after its return fell in the contacts' bounce). Not surely a touch.
+    let mut h = Hands::new(None, "fide-standard");
+    h.wait(1000).lift_then("e2", 300).place_then("e4", 10);
+    h.lift_then("e4", 10)
+        .place_then("e4", 180)
+        .clock_then(White, 1510);
+    h.lift_then("d7", 130).place_then("d7", 900);
+    h.carry("e7", "e5").clock(Black);
+    read_exactly(&h.run(), &["e2e4", "e7e5"]);
+}
+
+#[test]
+fn a_lift_read_between_20_ms_scans_that_surely_lasts_is_a_touch() {
+    let mut h = Hands::new(None, "fide-standard");
+    h.wait(1013).carry("e2", "e4").clock_then(White, 1000);
+    h.wait(1019 - h.t % 1000)
+        .lift_then("d7", 170)
+        .place_then("d7", 900);
+    h.carry("e7", "e5").clock(Black);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 20);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e2e4", "e7e5"]);
+    let touches = kinds(&out.events)
+        .iter()
+        .filter(|k| **k == "touch_move")
+        .count();
+    assert_eq!(touches, 1, "{:?}", kinds(&out.events));
+}
+
+#[test]
+fn the_nudge_threshold_is_set_on_the_command_line() {
+    // A 61 ms lift and return, then another piece moved (at times on no
+    // scan grid: read to the millisecond).
+    let mut h = Hands::new(None, "fide-standard");
+    h.wait(1003).lift_then("d2", 61).place_then("d2", 900);
     h.carry("e2", "e4").clock(White);
     let path = std::env::temp_dir().join(format!("touchmove-nudge-{}.trace", std::process::id()));
     std::fs::write(&path, h.trace.to_string()).unwrap();

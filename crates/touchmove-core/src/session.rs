@@ -299,7 +299,7 @@ impl Session {
             // Raw activity the debounce suppressed still shows where a hand was.
             self.inference.flicker(t, flicker);
         }
-        self.inference.raw(self.filter.raw());
+        self.inference.raw(t, self.filter.raw());
         if first {
             self.inference
                 .initial(t, self.filter.settled(), self.filter.settled_colours());

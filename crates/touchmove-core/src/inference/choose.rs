@@ -63,9 +63,20 @@ impl Inference {
 
     /// One move out of the candidates: the one that explains most of what
     /// was lifted; among equals, the capture of the first opponent piece
-    /// touched. Promotions to different pieces count as one.
+    /// touched. Promotions to different pieces count as one. A captured
+    /// piece's square counts as lifted only when it was busy after the
+    /// capturing piece was lifted (a piece brushed before is not taken).
     pub(super) fn pick(&self, cands: &[Move]) -> Option<Move> {
-        let score = |m: &Move| (must_lift(m) & (self.turn.seen())).count();
+        let score = |m: &Move| {
+            let mut lifted = must_lift(m) & self.turn.seen();
+            if let Some(c) = captured_square(m)
+                && lifted.contains(c)
+                && !self.hand_made(m)
+            {
+                lifted.discard(c);
+            }
+            lifted.count()
+        };
         let best = cands.iter().map(score).max()?;
         let mut best: Vec<&Move> = cands.iter().filter(|m| score(m) == best).collect();
         if best.len() > 1

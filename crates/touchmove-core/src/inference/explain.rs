@@ -16,6 +16,10 @@ pub(super) enum Reply {
     /// the next mover's, who has not pressed: a piece of his still in the
     /// air took nothing yet.
     SeenMade,
+    /// [`Reply::Any`], at the mover's press: a reply whose pieces have not
+    /// stood on their squares for [`two_hands::RELEASE_MIN_MS`] may be a
+    /// piece sliding on, so the move without it is a line too.
+    Stood,
 }
 
 impl Inference {
@@ -143,7 +147,13 @@ impl Inference {
         // where it lifted one or two pieces, only short direct lines
         // compete with it, not tempo moves out and back.
         let changed = (board ^ pos.board().occupied()).count();
-        let in_hand = in_progress_at(&pos, board);
+        // (Not a whole move whose piece left and arrived in one scan: no
+        // hand is that fast.)
+        let in_hand = in_progress_at(&pos, board)
+            && !pos
+                .legal_moves()
+                .iter()
+                .any(|m| occupancy_after(&pos, m) == board && self.turn.unseen_in_one_scan(m));
         // Read again after the daemon was down: most often a hand was at
         // work when it stopped.
         let resumed = std::mem::take(&mut self.read_again);
@@ -199,8 +209,9 @@ impl Inference {
             return false;
         }
         if in_hand {
-            // Nothing missed, a hand at work: also a hypothesis.
-            lines.push(Vec::new());
+            // Nothing missed, a hand at work: also a hypothesis, and the
+            // first (never cut off by the bound on open lines).
+            lines.insert(0, Vec::new());
         }
         // On a board read again after a restart, where the players' hands
         // were most likely at work: fewer plies, and a hand at work after
@@ -321,8 +332,21 @@ impl Inference {
                 .into_iter()
                 .filter(|line| line.len() == 2)
                 .filter(|line| line.iter().all(|m| (moving_from(m) & !seen).is_empty()))
-                .filter(|line| reply == Reply::Any || self.hand_made_in(&line[1], &line[..1]))
+                .filter(|line| reply != Reply::SeenMade || self.hand_made_in(&line[1], &line[..1]))
                 .collect();
+        let mut lines = lines;
+        if reply == Reply::Stood {
+            let sliding: Vec<Vec<Move>> = lines
+                .iter()
+                .filter(|line| !self.reply_stood(t, &pos, line))
+                .map(|line| line[..1].to_vec())
+                .collect();
+            for first in sliding {
+                if !lines.contains(&first) {
+                    lines.push(first);
+                }
+            }
+        }
         match lines.len() {
             0 => false,
             1 => {
@@ -335,6 +359,21 @@ impl Inference {
                 true
             }
         }
+    }
+
+    /// Whether the pieces `line`'s second ply (the reply) sets down have
+    /// stood since [`two_hands::RELEASE_MIN_MS`] before `t`.
+    fn reply_stood(&self, t: Millis, pos: &Chess, line: &[Move]) -> bool {
+        let mut after = pos.clone();
+        after.play_unchecked(line[0]);
+        arrival_squares(&after, &line[1]).into_iter().all(|s| {
+            self.turn.placed_at[s as usize].is_some_and(|p| {
+                self.turn
+                    .first_contact(s, p)
+                    .saturating_add(two_hands::RELEASE_MIN_MS)
+                    <= t
+            })
+        })
     }
 
     /// Records plies the sensors missed, each made and completed at `t`

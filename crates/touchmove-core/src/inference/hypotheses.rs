@@ -8,6 +8,7 @@ use shakmaty::Role;
 use crate::game::repetition::PositionKey;
 
 use super::promotion::promoting_to;
+use super::two_hands::Hands;
 
 use super::*;
 
@@ -29,6 +30,12 @@ pub(super) struct Line {
     /// The last ply was a move of the hands read at the latest settle, not
     /// a ply the sensors missed.
     pub seen_last: bool,
+    /// When the last ply's pieces were let go, if the next mover's hand
+    /// was already at work when it was read (two hands, 1.1).
+    pub released: Option<Millis>,
+    /// When the last ply was read (its release, when read under the next
+    /// mover's hand): lifts until then made the line's plies.
+    pub since: Millis,
     /// Settles in a row at which other lines saw a move made while this
     /// one only waited for a hand at work.
     pub stalled: u8,
@@ -36,12 +43,25 @@ pub(super) struct Line {
 
 impl Line {
     /// `plies`, then `m`, a move the hands were seen making.
-    fn then_seen(&self, plies: &[Move], m: Move) -> Line {
+    fn then_seen(&self, plies: &[Move], m: Move, t: Millis) -> Line {
         let mut plies = plies.to_vec();
         plies.push(m);
         Line {
             plies,
             seen_last: true,
+            released: None,
+            since: t,
+            stalled: 0,
+        }
+    }
+
+    /// Plies the sensors missed, from the recorded position, read at `t`.
+    fn missed(plies: Vec<Move>, t: Millis) -> Line {
+        Line {
+            plies,
+            seen_last: false,
+            released: None,
+            since: t,
             stalled: 0,
         }
     }
@@ -65,11 +85,7 @@ impl Inference {
     pub(super) fn hypothesise(&mut self, t: Millis, lines: Vec<Vec<Move>>) {
         let lines = lines
             .into_iter()
-            .map(|plies| Line {
-                plies,
-                seen_last: false,
-                stalled: 0,
-            })
+            .map(|plies| Line::missed(plies, t))
             .collect();
         // The hands keep what they did: a piece lifted before the jump may
         // be the one a line's next move makes.
@@ -96,6 +112,9 @@ impl Inference {
         let mut next: Vec<Line> = Vec::new();
         // Lines extended at this settle by a move the hands made.
         let mut extended = 0;
+        // The earliest release of such a move read under the next mover's
+        // hand: what the hands did since is his turn's.
+        let mut next_hand_since: Option<Millis> = None;
         // Lines kept only because the board still shows their position.
         let mut unchanged: Vec<usize> = Vec::new();
         // Lines kept only because a hand may be at work under them.
@@ -129,7 +148,29 @@ impl Inference {
                 .collect();
             if !moves.is_empty() {
                 for m in moves {
-                    next.push(line.then_seen(&line.plies, m));
+                    next.push(line.then_seen(&line.plies, m, t));
+                    extended += 1;
+                }
+                continue;
+            }
+            // Two hands (1.1): a move the hands made under this line, the
+            // next mover's hand already at work (pieces lifted since its
+            // last piece was set down). His move is read at a later settle.
+            let under = self.all_made_under_lifts_after(
+                &pos,
+                &line.plies,
+                Some(line.since),
+                t,
+                board,
+                Hands::NextMoversPieces,
+            );
+            if !under.is_empty() {
+                for made in under {
+                    let mut then = line.then_seen(&line.plies, made.mv, made.release);
+                    then.released = Some(made.release);
+                    next_hand_since =
+                        Some(next_hand_since.map_or(made.release, |r| r.min(made.release)));
+                    next.push(then);
                     extended += 1;
                 }
                 continue;
@@ -161,7 +202,7 @@ impl Inference {
                 if !corrections.is_empty() {
                     let kept = &line.plies[..line.plies.len() - 1];
                     for m in corrections {
-                        next.push(line.then_seen(kept, m));
+                        next.push(line.then_seen(kept, m, t));
                         extended += 1;
                     }
                     continue;
@@ -186,11 +227,7 @@ impl Inference {
             {
                 let mut plies = line.plies.clone();
                 plies.extend(more);
-                next.push(Line {
-                    plies,
-                    seen_last: false,
-                    stalled: 0,
-                });
+                next.push(Line::missed(plies, t));
             }
         }
         if next.is_empty() {
@@ -214,8 +251,12 @@ impl Inference {
         }
         if extended == next.len() {
             // Every line saw the same move made: the next turn's hands
-            // start afresh (4.3 binds from the next touch).
-            self.turn = TurnHands::default();
+            // start afresh (4.3 binds from the next touch), but for what
+            // the next mover's hand did after a release read under it.
+            let old = std::mem::take(&mut self.turn);
+            if let Some(release) = next_hand_since {
+                self.carry_over(&old, release);
+            }
         }
         self.settle_lines(
             t,
@@ -266,7 +307,8 @@ impl Inference {
         // piece taken before it moved): the position is certain and the
         // record goes on; which order of the missed plies was played the
         // board can never tell, so the first line found is recorded, its
-        // plies marked inferred. A line the hands were seen ending wins.
+        // plies marked inferred. A line the hands were seen ending wins,
+        // then one whose promotions are queens.
         let base = self.game.position().clone();
         let first_key = pending
             .lines
@@ -277,7 +319,17 @@ impl Inference {
             .iter()
             .all(|l| Some(PositionKey::of(&play_line(&base, &l.plies))) == first_key);
         if one_position && pending.lines.len() > 1 {
-            if let Some(i) = pending.lines.iter().position(|l| l.seen_last) {
+            // A promoted piece taken before it moved was never seen: a
+            // queen, as a promotion nobody named (3.7e).
+            let guessed = |l: &Line| {
+                l.plies
+                    .iter()
+                    .filter(|m| m.promotion().is_some_and(|r| r != Role::Queen))
+                    .count()
+            };
+            if let Some(i) = (0..pending.lines.len())
+                .min_by_key(|&i| (!pending.lines[i].seen_last, guessed(&pending.lines[i])))
+            {
                 pending.lines.swap(0, i);
             }
             pending.lines.truncate(1);
@@ -363,12 +415,14 @@ impl Inference {
             self.turn.touches.clear();
             let arrivals = occupancy_after(self.game.position(), &m)
                 & !self.game.position().board().occupied();
-            let release = hands
-                .placements
-                .iter()
-                .filter(|(_, sq)| arrivals.contains(*sq) || m.to() == *sq)
-                .map(|(t, _)| *t)
-                .max();
+            let release = line.released.or_else(|| {
+                hands
+                    .placements
+                    .iter()
+                    .filter(|(_, sq)| arrivals.contains(*sq) || m.to() == *sq)
+                    .map(|(t, _)| *t)
+                    .max()
+            });
             self.make_move(t, m);
             // What the next mover's hand did since stays his (two hands).
             if let Some(release) = release {

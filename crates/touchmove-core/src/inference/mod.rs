@@ -46,6 +46,10 @@ const MAX_TOGGLES_KEPT: usize = 4096;
 /// answering a capture the sensors missed, short enough for an arbiter.
 const MISSING_GRACE_MS: Millis = 1500;
 
+/// Readings this far apart or more are not a board's scan period (boards
+/// are read every 1–20 ms): they were written only when something changed.
+const MAX_SCAN_PERIOD_MS: Millis = 50;
+
 /// How long a sliding piece may read on the square it reaches before its
 /// own square reads empty: a magnet between two squares closes both
 /// switches for a moment (tens of milliseconds; the contacts' bounce adds
@@ -312,6 +316,16 @@ impl TurnHands {
             .or(self.lifted_at[sq as usize])
     }
 
+    /// When the piece on `sq` first left it after `since` (a lift at
+    /// `since` or before belongs to an earlier ply).
+    fn first_lift_after(&self, sq: Square, since: Millis) -> Option<Millis> {
+        self.removals
+            .iter()
+            .find(|(t, s)| *s == sq && *t > since)
+            .map(|(t, _)| *t)
+            .or(self.lifted_at[sq as usize].filter(|t| *t > since))
+    }
+
     /// Whether `m`'s piece left its square and reached another in one
     /// scan, too far from it for a slide onto the neighbouring square
     /// (whose switch may close as the one it leaves opens): no hand moves
@@ -418,6 +432,17 @@ pub struct Inference {
     inferring: bool,
     /// The latest raw reading.
     raw: Bitboard,
+    /// The board is being read at the mover's clock press (6.7): his hand
+    /// is on the clock.
+    pressing: bool,
+    /// When the latest raw reading came.
+    last_scan: Option<Millis>,
+    /// The shortest time seen between two readings: the board's scan
+    /// period, at most (see [`Inference::scan_uncertainty`]).
+    scan_gap: Option<Millis>,
+    /// The greatest common divisor of the readings' times (0 before the
+    /// first after time 0): a board's scan period when it reads on a grid.
+    scan_grid: Millis,
     /// The board is being read for the first time after a restart.
     read_again: bool,
     /// Resumed and the board not read yet: the first reading may show a
@@ -456,6 +481,10 @@ impl Inference {
             pending: None,
             inferring: false,
             raw: Bitboard::EMPTY,
+            pressing: false,
+            last_scan: None,
+            scan_gap: None,
+            scan_grid: 0,
             read_again: false,
             resumed: false,
             out: Vec::new(),
@@ -786,8 +815,36 @@ impl Inference {
 
     /// The latest raw reading (before the debounce): at a clock press a
     /// hand may be lifting a piece whose square has not settled yet.
-    pub fn raw(&mut self, raw: Bitboard) {
+    pub fn raw(&mut self, t: Millis, raw: Bitboard) {
         self.raw = raw;
+        if let Some(gap) = self
+            .last_scan
+            .and_then(|l| t.checked_sub(l))
+            .filter(|g| *g > 0 && *g < MAX_SCAN_PERIOD_MS)
+        {
+            self.scan_gap = Some(self.scan_gap.map_or(gap, |g| g.min(gap)));
+        }
+        self.last_scan = Some(t);
+        self.scan_grid = gcd(self.scan_grid, t);
+    }
+
+    /// How much longer or shorter than the truth a time between two
+    /// readings may be: a change happens somewhere within the scan period
+    /// before the reading that shows it. The period is read off the
+    /// readings: the shortest gap between two of them (readings written
+    /// only when something changed may be far apart; contacts bounce
+    /// within a few milliseconds, so on a board read every millisecond this
+    /// is soon 1), or the grid all their times fall on. A period of
+    /// [`MAX_SCAN_PERIOD_MS`] or more is none: a trace written only at its
+    /// changes, each to the millisecond.
+    pub(super) fn scan_uncertainty(&self) -> Millis {
+        let grid = Some(self.scan_grid).filter(|g| *g > 0);
+        [self.scan_gap, grid]
+            .into_iter()
+            .flatten()
+            .min()
+            .filter(|p| *p < MAX_SCAN_PERIOD_MS)
+            .map_or(0, |p| p.saturating_sub(1))
     }
 
     /// The player having the move announces an adjustment (Article 4.2,
@@ -900,7 +957,14 @@ impl Inference {
         let missing_only = (board & !expected).is_empty();
         // (A board with pieces missing only waits for the grace first: a
         // hand may still be at work.)
-        if !jump && !missing_only && self.explain_missed_reply(t, board, explain::Reply::Any) {
+        // (At the mover's press a piece set down a moment ago may be
+        // sliding on.)
+        let reply = if self.pressing {
+            explain::Reply::Stood
+        } else {
+            explain::Reply::Any
+        };
+        if !jump && !missing_only && self.explain_missed_reply(t, board, reply) {
             return;
         }
         if missing_only {
@@ -920,6 +984,12 @@ impl Inference {
                 return;
             }
         }
+        // At the mover's press, before the board is called displaced: a
+        // capture quicker than one scan under the next mover's hand.
+        if self.pressing && self.made_unseen_under_lifts(t, board) {
+            return;
+        }
+
         self.unexplained(t, board);
     }
 
@@ -1083,4 +1153,9 @@ impl Inference {
 fn slid_next_door(a: &SettledChange, b: &SettledChange) -> bool {
     let lifted = |c: &SettledChange| matches!(c.change, SquareChange::Lifted);
     lifted(a) != lifted(b) && shakmaty::attacks::king_attacks(a.square).contains(b.square)
+}
+
+/// The greatest common divisor (Euclid's; 0 with 0 is the other number).
+fn gcd(a: Millis, b: Millis) -> Millis {
+    if b == 0 { a } else { gcd(b, a % b) }
 }

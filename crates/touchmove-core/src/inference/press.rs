@@ -33,7 +33,9 @@ impl Inference {
         // The hand is on the clock: whatever stands on the board is released.
         let plies_before = self.game.moves().len();
         if (movers_press || !self.started) && !next_hand_at_work && self.last_change.is_some() {
+            self.pressing = movers_press;
             self.evaluate(t);
+            self.pressing = false;
         }
         // That settle read his move and the opponent's reply already set
         // down (two hands at bullet speed, 1.1), each completed as it was
@@ -163,22 +165,12 @@ impl Inference {
                         PressMeaning::Completed { ply }
                     };
                 }
-                // Two hands (1.1): his piece gone from its square and
-                // nowhere new while the next mover's hand is already at
-                // work: a capture quicker than one scan, made and released.
-                if let Some(made) =
-                    self.made_under_lifts(t, self.board, Hands::AnyAfterReleaseOrUnseen)
-                {
-                    self.make_under_lifts(t, made);
-                    return completed(self.complete_awaiting(t));
-                }
-                // Several such captures: which one, his piece's next moves
-                // tell (certainty first).
-                let unseen =
-                    self.all_made_under_lifts(t, self.board, Hands::AnyAfterReleaseOrUnseen);
-                if unseen.len() > 1 && unseen.iter().all(|f| f.unseen) {
-                    self.hypothesise(t, unseen.into_iter().map(|f| vec![f.mv]).collect());
-                    return PressMeaning::Ignored("several legal moves explain the board");
+                if self.made_unseen_under_lifts(t, self.board) {
+                    return if self.pending.is_some() {
+                        PressMeaning::Ignored("several legal moves explain the board")
+                    } else {
+                        completed(self.complete_awaiting(t))
+                    };
                 }
                 let from = self
                     .turn
@@ -191,6 +183,24 @@ impl Inference {
                 self.complete_illegal(t, side, from, to)
             }
         }
+    }
+
+    /// Two hands (1.1), the last reading of the mover's press: his piece
+    /// gone from its square and nowhere new while the next mover's hand is
+    /// already at work is a capture quicker than one scan, made and
+    /// released. Several such captures are kept as lines: which one, his
+    /// piece's next moves tell (certainty first). False when none fits.
+    pub(super) fn made_unseen_under_lifts(&mut self, t: Millis, board: Bitboard) -> bool {
+        if let Some(made) = self.made_under_lifts(t, board, Hands::AnyAfterReleaseOrUnseen) {
+            self.make_under_lifts(t, made);
+            return true;
+        }
+        let unseen = self.all_made_under_lifts(t, board, Hands::AnyAfterReleaseOrUnseen);
+        if unseen.len() > 1 && unseen.iter().all(|f| f.unseen) {
+            self.hypothesise(t, unseen.into_iter().map(|f| vec![f.mv]).collect());
+            return true;
+        }
+        false
     }
 
     /// The move a press completes when the next mover's hand is already

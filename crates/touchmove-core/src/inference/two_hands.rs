@@ -198,7 +198,12 @@ impl Inference {
         let Some(lifted) = self.turn.lifted_at[sq as usize] else {
             return;
         };
-        if self.off_square_for(sq, lifted, t) >= self.config.nudge_ms {
+        // Measured between readings: only a lift certainly as long as the
+        // threshold is a touch (a false accusation is worse than a missed
+        // one). The piece's return reads up to a scan late, and a further
+        // scan when that scan falls in its contacts' bounce.
+        let threshold = self.config.nudge_ms + 2 * self.scan_uncertainty();
+        if self.off_square_for(sq, lifted, t) >= threshold {
             return;
         }
         self.turn
@@ -247,7 +252,22 @@ impl Inference {
         board: Bitboard,
         hands: Hands,
     ) -> Vec<MadeUnder> {
-        let pos = self.game.position();
+        self.all_made_under_lifts_after(self.game.position(), &[], None, t, board, hands)
+    }
+
+    /// [`Self::all_made_under_lifts`] from `pos`, the position after `line`
+    /// (plies an open line holds beyond the record, see `hypotheses`):
+    /// only moves whose pieces were all lifted after `since`, when the
+    /// line's last ply was read (the hands' earlier lifts made its plies).
+    pub(super) fn all_made_under_lifts_after(
+        &self,
+        pos: &Chess,
+        line: &[Move],
+        since: Option<Millis>,
+        t: Millis,
+        board: Bitboard,
+        hands: Hands,
+    ) -> Vec<MadeUnder> {
         let mover = pos.turn();
         let mut found: Vec<MadeUnder> = Vec::new();
         let role = self.promotion_choice.unwrap_or(Role::Queen);
@@ -264,21 +284,25 @@ impl Inference {
             // Squares read empty but not settled yet (a raw board at a
             // press): lifted now.
             let unsettled = self.board & !board;
+            // Every square gone from the move's position was lifted.
+            if (gone & !(self.turn.lifts | unsettled)).any() {
+                continue;
+            }
+            let mut after_pos = pos.clone();
+            after_pos.play_unchecked(m);
             // Nothing lifted yet, but the next mover's piece slid onto the
             // square next to it, its magnet still holding its own square
             // (his hand at work once the mover's is on the clock).
             let sliding_in = || {
-                hands.after_release() && extra.any() && {
-                    let mut after_pos = pos.clone();
-                    after_pos.play_unchecked(m);
-                    extra.into_iter().all(|s| {
+                hands.after_release()
+                    && extra.any()
+                    && extra.into_iter().all(|s| {
                         (shakmaty::attacks::king_attacks(s) & after_pos.us() & board)
                             .into_iter()
                             .any(|from| could_reach(&after_pos, from, Bitboard::from(s)))
                     })
-                }
             };
-            if (gone.is_empty() && !sliding_in()) || (gone & !(self.turn.lifts | unsettled)).any() {
+            if gone.is_empty() && !sliding_in() {
                 continue;
             }
             // With his hand on the clock (6.7) his piece stands somewhere:
@@ -287,11 +311,13 @@ impl Inference {
             // Only on a board with nothing set down anywhere else (a piece
             // standing somewhere new is more likely where his piece went),
             // or where the next mover's whole reply is set down already.
-            let seen = self.hand_made(&m);
-            let unseen = !seen
-                && hands == Hands::AnyAfterReleaseOrUnseen
-                && (extra.is_empty() || self.answered_at_once(pos, &m, board))
-                && self.unseen_capture(&m, board);
+            let seen = self.hand_made_in(&m, line);
+            let unseen = hands == Hands::AnyAfterReleaseOrUnseen
+                && (extra.is_empty()
+                    || self.answered_at_once(&after_pos, board)
+                    || self.passing_through(pos, &m, &after_pos, extra))
+                && ((!seen && self.unseen_capture(&m, board))
+                    || self.taken_at_once(&m, &after_pos, board));
             if !seen && !unseen {
                 continue;
             }
@@ -299,10 +325,17 @@ impl Inference {
                 | captured_square(&m)
                     .filter(|c| after.contains(*c))
                     .map_or(Bitboard::EMPTY, Bitboard::from_square);
-            let began = must_lift(&m)
-                .into_iter()
-                .filter_map(|s| self.turn.first_lift(s))
-                .min();
+            let began = match since {
+                None => must_lift(&m)
+                    .into_iter()
+                    .filter_map(|s| self.turn.first_lift(s))
+                    .min(),
+                Some(since) => must_lift(&m)
+                    .into_iter()
+                    .map(|s| self.turn.first_lift_after(s, since))
+                    .collect::<Option<Vec<Millis>>>()
+                    .and_then(|lifts| lifts.into_iter().min()),
+            };
             let Some(began) = began else { continue };
             // When the mover's piece reached each square: the first piece
             // set down there since the move began (the next mover may have
@@ -350,8 +383,6 @@ impl Inference {
             if !extra.into_iter().all(reached_since) {
                 continue;
             }
-            let mut after_pos = pos.clone();
-            after_pos.play_unchecked(m);
             let fits = gone.into_iter().all(|y| {
                 let at = if unsettled.contains(y) {
                     Some(t)
@@ -459,14 +490,61 @@ impl Inference {
         self.turn.first_lift(from).is_some() && !board.contains(from) && board.contains(to)
     }
 
-    /// Whether the next mover has already answered `m` in full on `board`
-    /// (two hands, 1.1): a legal reply of his makes its occupancy, every
-    /// piece it moves seen lifted.
-    fn answered_at_once(&self, pos: &Chess, m: &Move, board: Bitboard) -> bool {
-        let mut after = pos.clone();
-        after.play_unchecked(*m);
+    /// Whether `m` is a capture the sensors never saw made whose capturing
+    /// piece the next mover has lifted already to take it: its square read
+    /// busy only when he lifted it, after the mover's piece was lifted,
+    /// nothing was set down on it since, and a piece of his lifted too can
+    /// take it there (in `after`, the position after `m`).
+    fn taken_at_once(&self, m: &Move, after: &Chess, board: Bitboard) -> bool {
+        let Move::Normal {
+            from,
+            to,
+            capture: Some(_),
+            ..
+        } = *m
+        else {
+            return false;
+        };
+        let Some(began) = self.turn.first_lift(from) else {
+            return false;
+        };
+        !board.contains(from)
+            && !board.contains(to)
+            && self.turn.first_lift(to).is_some_and(|l| l > began)
+            && !self
+                .turn
+                .placements
+                .iter()
+                .any(|(u, s)| *s == to && *u >= began)
+            && taken_by_lifted(after, to, self.turn.lifts)
+    }
+
+    /// Whether the pieces on `extra` (squares `m` leaves empty) are the
+    /// next mover's piece on its way: reached after a piece of his was
+    /// lifted, and where the mover's lifted piece cannot have gone.
+    fn passing_through(&self, pos: &Chess, m: &Move, after: &Chess, extra: Bitboard) -> bool {
+        let his_lift = (after.us() & after.board().occupied() & self.turn.lifts)
+            .into_iter()
+            .filter_map(|y| self.turn.lifted_at[y as usize])
+            .min();
+        let Some(his_lift) = his_lift else {
+            return false;
+        };
+        extra.into_iter().all(|s| {
+            self.turn.placed_at[s as usize].is_some_and(|p| p > his_lift)
+                && !m
+                    .from()
+                    .is_some_and(|f| could_reach(pos, f, Bitboard::from(s)))
+        })
+    }
+
+    /// Whether the next mover has already answered the move in full on
+    /// `board` (two hands, 1.1): a legal reply of his in `after`, the
+    /// position after the move, makes its occupancy, every piece it moves
+    /// seen lifted.
+    fn answered_at_once(&self, after: &Chess, board: Bitboard) -> bool {
         after.legal_moves().iter().any(|r| {
-            occupancy_after(&after, r) == board && (must_lift(r) & !self.turn.lifts).is_empty()
+            occupancy_after(after, r) == board && (must_lift(r) & !self.turn.lifts).is_empty()
         })
     }
 
