@@ -299,7 +299,8 @@ impl Session {
             // Raw activity the debounce suppressed still shows where a hand was.
             self.inference.flicker(t, flicker);
         }
-        self.inference.raw(t, self.filter.raw());
+        self.inference
+            .raw(self.filter.raw(), self.filter.scan_period());
         if first {
             self.inference
                 .initial(t, self.filter.settled(), self.filter.settled_colours());

@@ -15,6 +15,7 @@
 //! state differs from the settled one are visited one by one.
 use shakmaty::{Bitboard, Color, Square};
 
+use super::scan_period::ScanPeriod;
 use super::{SettledChange, SquareChange};
 use crate::Millis;
 use crate::scan::Snapshot;
@@ -74,6 +75,10 @@ pub struct Debounce {
     deadline: Millis,
     /// The latest time seen.
     now: Millis,
+    /// The scan period the readings show (for the inference: how late a
+    /// reading may show a change; the window stays `stable_ms`, as the
+    /// inference reads single-scan changes of a slow board itself).
+    period: ScanPeriod,
 }
 
 impl Debounce {
@@ -102,6 +107,7 @@ impl Debounce {
             since: [0; 64],
             deadline: 0,
             now: 0,
+            period: ScanPeriod::default(),
         }
     }
 
@@ -177,6 +183,11 @@ impl Debounce {
         })
     }
 
+    /// The board's scan period as the readings show it (0: none shown).
+    pub fn scan_period(&self) -> Millis {
+        self.period.period()
+    }
+
     /// The occupancy of the latest scan.
     pub fn raw(&self) -> Bitboard {
         Bitboard(self.raw_light | self.raw_dark)
@@ -197,6 +208,7 @@ impl Debounce {
     #[inline]
     fn scan_planes(&mut self, t: Millis, light: u64, dark: u64, out: &mut Vec<SettledChange>) {
         let t = self.observe_time(t);
+        self.period.observe(t);
         // The previous scan's state held until now.
         if self.pending != 0 && self.deadline <= t {
             self.conclude(t, out);

@@ -7,11 +7,13 @@
 pub mod analog;
 pub mod debounce;
 pub mod health;
+pub mod scan_period;
 
 use shakmaty::{Bitboard, Color, Square};
 
 pub use debounce::{Debounce, DebounceConfig};
 pub use health::{FaultKind, Health, HealthConfig, SensorFault};
+pub use scan_period::ScanPeriod;
 
 use crate::Millis;
 use crate::scan::{Scan, Snapshot};
@@ -126,6 +128,11 @@ impl Filter {
     /// The settled pieces by colour, when the board tells colours.
     pub(crate) fn settled_colours(&self) -> Option<Snapshot> {
         self.state.as_ref()?.debounce.settled_colours()
+    }
+
+    /// The board's scan period as the readings show it (0: none shown).
+    pub fn scan_period(&self) -> Millis {
+        self.state.as_ref().map_or(0, |s| s.debounce.scan_period())
     }
 
     /// The occupancy of the latest scan, unfiltered.

@@ -46,10 +46,6 @@ const MAX_TOGGLES_KEPT: usize = 4096;
 /// answering a capture the sensors missed, short enough for an arbiter.
 const MISSING_GRACE_MS: Millis = 1500;
 
-/// Readings this far apart or more are not a board's scan period (boards
-/// are read every 1–20 ms): they were written only when something changed.
-const MAX_SCAN_PERIOD_MS: Millis = 50;
-
 /// How long a sliding piece may read on the square it reaches before its
 /// own square reads empty: a magnet between two squares closes both
 /// switches for a moment (tens of milliseconds; the contacts' bounce adds
@@ -435,14 +431,8 @@ pub struct Inference {
     /// The board is being read at the mover's clock press (6.7): his hand
     /// is on the clock.
     pressing: bool,
-    /// When the latest raw reading came.
-    last_scan: Option<Millis>,
-    /// The shortest time seen between two readings: the board's scan
-    /// period, at most (see [`Inference::scan_uncertainty`]).
-    scan_gap: Option<Millis>,
-    /// The greatest common divisor of the readings' times (0 before the
-    /// first after time 0): a board's scan period when it reads on a grid.
-    scan_grid: Millis,
+    /// The board's scan period as the readings show it (0: none shown).
+    scan_period: Millis,
     /// The board is being read for the first time after a restart.
     read_again: bool,
     /// Resumed and the board not read yet: the first reading may show a
@@ -482,9 +472,7 @@ impl Inference {
             inferring: false,
             raw: Bitboard::EMPTY,
             pressing: false,
-            last_scan: None,
-            scan_gap: None,
-            scan_grid: 0,
+            scan_period: 0,
             read_again: false,
             resumed: false,
             out: Vec::new(),
@@ -814,37 +802,19 @@ impl Inference {
     }
 
     /// The latest raw reading (before the debounce): at a clock press a
-    /// hand may be lifting a piece whose square has not settled yet.
-    pub fn raw(&mut self, t: Millis, raw: Bitboard) {
+    /// hand may be lifting a piece whose square has not settled yet. With
+    /// it, the board's scan period as the readings show it (0: none; see
+    /// [`crate::filter::ScanPeriod`]).
+    pub fn raw(&mut self, raw: Bitboard, scan_period: Millis) {
         self.raw = raw;
-        if let Some(gap) = self
-            .last_scan
-            .and_then(|l| t.checked_sub(l))
-            .filter(|g| *g > 0 && *g < MAX_SCAN_PERIOD_MS)
-        {
-            self.scan_gap = Some(self.scan_gap.map_or(gap, |g| g.min(gap)));
-        }
-        self.last_scan = Some(t);
-        self.scan_grid = gcd(self.scan_grid, t);
+        self.scan_period = scan_period;
     }
 
     /// How much longer or shorter than the truth a time between two
     /// readings may be: a change happens somewhere within the scan period
-    /// before the reading that shows it. The period is read off the
-    /// readings: the shortest gap between two of them (readings written
-    /// only when something changed may be far apart; contacts bounce
-    /// within a few milliseconds, so on a board read every millisecond this
-    /// is soon 1), or the grid all their times fall on. A period of
-    /// [`MAX_SCAN_PERIOD_MS`] or more is none: a trace written only at its
-    /// changes, each to the millisecond.
+    /// before the reading that shows it.
     pub(super) fn scan_uncertainty(&self) -> Millis {
-        let grid = Some(self.scan_grid).filter(|g| *g > 0);
-        [self.scan_gap, grid]
-            .into_iter()
-            .flatten()
-            .min()
-            .filter(|p| *p < MAX_SCAN_PERIOD_MS)
-            .map_or(0, |p| p.saturating_sub(1))
+        self.scan_period.saturating_sub(1)
     }
 
     /// The player having the move announces an adjustment (Article 4.2,
@@ -1153,9 +1123,4 @@ impl Inference {
 fn slid_next_door(a: &SettledChange, b: &SettledChange) -> bool {
     let lifted = |c: &SettledChange| matches!(c.change, SquareChange::Lifted);
     lifted(a) != lifted(b) && shakmaty::attacks::king_attacks(a.square).contains(b.square)
-}
-
-/// The greatest common divisor (Euclid's; 0 with 0 is the other number).
-fn gcd(a: Millis, b: Millis) -> Millis {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
