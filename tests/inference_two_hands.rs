@@ -83,20 +83,26 @@ fn a_lift_that_lasts_is_still_a_touch() {
     );
 }
 
-#[test]
-fn a_brush_read_between_20_ms_scans_is_no_touch() {
-    // After 1. e4, Black brushes d7 for 102 ms, off just before a scan and
-    // back just after one: a board read every 20 ms (every reading on the
-    // 20 ms grid) sees the square empty for 120 ms. Whether the brush
-    // lasted the threshold is uncertain by a scan.
+/// 1. e4, then Black lifts d7 for `ms` just before a scan (at 19 ms past
+/// a second), puts it back and plays 1... e5; read by a board every 20 ms
+/// (every reading on the 20 ms grid).
+fn d7_off_between_20_ms_scans(ms: u64) -> Outcome {
     let mut h = Hands::new(None, "fide-standard");
     h.wait(1013).carry("e2", "e4").clock_then(White, 1000);
     h.wait(1019 - h.t % 1000)
-        .lift_then("d7", 102)
+        .lift_then("d7", ms)
         .place_then("d7", 900);
     h.carry("e7", "e5").clock(Black);
     h.trace = touchmove_synth::sampled::sampled(&h.trace, 20);
-    read_exactly(&h.run(), &["e2e4", "e7e5"]);
+    h.run()
+}
+
+#[test]
+fn a_brush_read_between_20_ms_scans_is_no_touch() {
+    // A brush of 102 ms, off just before a scan and back just after one:
+    // the board sees the square empty for 120 ms. Whether the brush lasted
+    // the threshold is uncertain by a scan.
+    read_exactly(&d7_off_between_20_ms_scans(102), &["e2e4", "e7e5"]);
 }
 
 #[test]
@@ -117,14 +123,7 @@ fn a_brush_whose_return_bounces_at_a_scan_is_no_touch() {
 
 #[test]
 fn a_lift_read_between_20_ms_scans_that_surely_lasts_is_a_touch() {
-    let mut h = Hands::new(None, "fide-standard");
-    h.wait(1013).carry("e2", "e4").clock_then(White, 1000);
-    h.wait(1019 - h.t % 1000)
-        .lift_then("d7", 170)
-        .place_then("d7", 900);
-    h.carry("e7", "e5").clock(Black);
-    h.trace = touchmove_synth::sampled::sampled(&h.trace, 20);
-    let out = h.run();
+    let out = d7_off_between_20_ms_scans(170);
     assert_eq!(played_uci(&out.session), ["e2e4", "e7e5"]);
     let touches = kinds(&out.events)
         .iter()

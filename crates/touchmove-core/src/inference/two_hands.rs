@@ -63,6 +63,19 @@ fn taken_by_lifted(pos: &Chess, square: Square, lifted: Bitboard) -> bool {
         .any(|m| captured_square(m) == Some(square) && m.from().is_some_and(|f| lifted.contains(f)))
 }
 
+/// The squares a capture other than en passant leaves and takes on.
+fn plain_capture(m: &Move) -> Option<(Square, Square)> {
+    match *m {
+        Move::Normal {
+            from,
+            to,
+            capture: Some(_),
+            ..
+        } => Some((from, to)),
+        _ => None,
+    }
+}
+
 /// Whether the piece on `from` has a legal move to one of `squares`.
 fn could_reach(pos: &Chess, from: Square, squares: Bitboard) -> bool {
     pos.legal_moves()
@@ -478,13 +491,7 @@ impl Inference {
     /// within the contacts' bounce). Asked only of captures that
     /// [`Self::hand_made`] did not see made.
     fn unseen_capture(&self, m: &Move, board: Bitboard) -> bool {
-        let Move::Normal {
-            from,
-            to,
-            capture: Some(_),
-            ..
-        } = *m
-        else {
+        let Some((from, to)) = plain_capture(m) else {
             return false;
         };
         self.turn.first_lift(from).is_some() && !board.contains(from) && board.contains(to)
@@ -496,13 +503,7 @@ impl Inference {
     /// nothing was set down on it since, and a piece of his lifted too can
     /// take it there (in `after`, the position after `m`).
     fn taken_at_once(&self, m: &Move, after: &Chess, board: Bitboard) -> bool {
-        let Move::Normal {
-            from,
-            to,
-            capture: Some(_),
-            ..
-        } = *m
-        else {
+        let Some((from, to)) = plain_capture(m) else {
             return false;
         };
         let Some(began) = self.turn.first_lift(from) else {
