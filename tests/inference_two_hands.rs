@@ -83,8 +83,8 @@ fn a_lift_that_lasts_is_still_a_touch() {
     );
 }
 
-/// 1. e4, then Black lifts d7 for `ms` just before a scan (at 19 ms past
-/// a second), puts it back and plays 1... e5; read by a board every 20 ms
+/// After White's e4, Black lifts d7 for `ms` just before a scan (at 19 ms
+/// past a second), puts it back and plays e5; read by a board every 20 ms
 /// (every reading on the 20 ms grid).
 fn d7_off_between_20_ms_scans(ms: u64) -> Outcome {
     let mut h = Hands::new(None, "fide-standard");
