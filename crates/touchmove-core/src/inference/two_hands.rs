@@ -63,6 +63,30 @@ fn taken_by_lifted(pos: &Chess, square: Square, lifted: Bitboard) -> bool {
         .any(|m| captured_square(m) == Some(square) && m.from().is_some_and(|f| lifted.contains(f)))
 }
 
+/// When the pawn set down on `square` (the promotion square, at `set`)
+/// was swapped for the new piece (3.7e): taken off and a piece set down
+/// there again, with no other square emptied since the pawn was set down
+/// (the opponent taking it would lift his capturing piece too, before or
+/// after). What the hands did before belongs to the promotion, not to the
+/// next mover's turn.
+fn swapped_at(turn: &TurnHands, square: Square, set: Millis) -> Option<Millis> {
+    let off = turn
+        .removals
+        .iter()
+        .find(|(u, s)| *s == square && *u > set)
+        .map(|(u, _)| *u)?;
+    let on = turn
+        .placements
+        .iter()
+        .find(|(u, s)| *s == square && *u > off)
+        .map(|(u, _)| *u)?;
+    let others = turn
+        .removals
+        .iter()
+        .any(|(u, s)| *s != square && *u > set && *u < on);
+    (!others).then_some(on)
+}
+
 /// The squares a capture other than en passant leaves and takes on.
 fn plain_capture(m: &Move) -> Option<(Square, Square)> {
     match *m {
@@ -155,6 +179,11 @@ impl Inference {
             if self.game.moves().len() == plies + 1
                 && let Some(release) = old.first_arrival(&before, &m, t)
             {
+                let release = if m.is_promotion() {
+                    swapped_at(&old, m.to(), release).unwrap_or(release)
+                } else {
+                    release
+                };
                 self.carry_over(&old, release);
             }
             return;
