@@ -327,14 +327,13 @@ impl Inference {
         // a capture whose captured piece never read empty); several such
         // lines are kept open.
         let seen = self.turn.seen();
-        let lines: Vec<Vec<Move>> =
+        let mut lines: Vec<Vec<Move>> =
             missed::explanations(&pos, board, self.white, 2, missed::Roam::Never)
                 .into_iter()
                 .filter(|line| line.len() == 2)
                 .filter(|line| line.iter().all(|m| (moving_from(m) & !seen).is_empty()))
                 .filter(|line| reply != Reply::SeenMade || self.hand_made_in(&line[1], &line[..1]))
                 .collect();
-        let mut lines = lines;
         if reply == Reply::Stood {
             let sliding: Vec<Vec<Move>> = lines
                 .iter()

@@ -30,9 +30,9 @@ pub(super) struct Line {
     /// The last ply was a move of the hands read at the latest settle, not
     /// a ply the sensors missed.
     pub seen_last: bool,
-    /// When the last ply's pieces were let go, if the next mover's hand
-    /// was already at work when it was read (two hands, 1.1).
-    pub released: Option<Millis>,
+    /// The last ply was read with the next mover's hand already at work
+    /// (two hands, 1.1): `since` is when its pieces were let go.
+    pub under_lifts: bool,
     /// When the last ply was read (its release, when read under the next
     /// mover's hand): lifts until then made the line's plies.
     pub since: Millis,
@@ -49,7 +49,7 @@ impl Line {
         Line {
             plies,
             seen_last: true,
-            released: None,
+            under_lifts: false,
             since: t,
             stalled: 0,
         }
@@ -60,7 +60,7 @@ impl Line {
         Line {
             plies,
             seen_last: false,
-            released: None,
+            under_lifts: false,
             since: t,
             stalled: 0,
         }
@@ -167,7 +167,7 @@ impl Inference {
             if !under.is_empty() {
                 for made in under {
                     let mut then = line.then_seen(&line.plies, made.mv, made.release);
-                    then.released = Some(made.release);
+                    then.under_lifts = true;
                     next_hand_since =
                         Some(next_hand_since.map_or(made.release, |r| r.min(made.release)));
                     next.push(then);
@@ -415,7 +415,7 @@ impl Inference {
             self.turn.touches.clear();
             let arrivals = occupancy_after(self.game.position(), &m)
                 & !self.game.position().board().occupied();
-            let release = line.released.or_else(|| {
+            let release = line.under_lifts.then_some(line.since).or_else(|| {
                 hands
                     .placements
                     .iter()
