@@ -290,6 +290,83 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[140]).unwrap();
     }
+
+    #[test]
+    fn lines_opened_after_garbage_read_no_move_from_the_lifts_before_it() {
+        // Garbage emptied b4 and c5; the board then jumped to 5.Ba3 Kd7.
+        // White's b4 lifted next is a hand at work, not 6.bxc5 with c5
+        // taken back when the garbage was read.
+        let actions = [
+            Legal(169),
+            Legal(243),
+            Legal(241),
+            Legal(172),
+            Garbage(182_944_168_882_995_200),
+        ];
+        check(Profile::Casual, false, &actions, &[178, 247]).unwrap();
+    }
+
+    #[test]
+    fn a_king_touched_after_a_jump_from_garbage_makes_his_move() {
+        // Garbage read, then the board jumped to ...Bb4 Ne2 and the game
+        // went on with ...Bxd2+ Kd1: White's king touched after the jump
+        // makes his move; what the garbage emptied is no touch of his.
+        let actions = [
+            Legal(24),
+            Legal(121),
+            Legal(72),
+            Legal(104),
+            Legal(67),
+            Legal(160),
+            Legal(209),
+            Legal(152),
+            Legal(92),
+            Garbage(7_250_154_636_136_953_824),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[25, 180]).unwrap();
+    }
+
+    #[test]
+    fn a_displaced_board_that_jumped_waits_for_a_piece_in_the_hand() {
+        // Garbage read (displaced), then the board jumped to ...Nxb4 and
+        // White's knight was lifted: the knight is in the air, not moved by
+        // missed plies; set down on b5, the record follows.
+        let actions = [
+            Legal(188),
+            Legal(196),
+            Legal(108),
+            Legal(93),
+            Legal(58),
+            Legal(95),
+            Legal(254),
+            Legal(188),
+            Legal(248),
+            Legal(22),
+            Toggle(18),
+            Legal(13),
+            Garbage(25_253_180_916_891_648),
+        ];
+        check(Profile::FideStandard, true, &actions, &[178]).unwrap();
+    }
+
+    #[test]
+    fn a_missed_capture_on_a_displaced_board_is_read_once_the_reply_is_set_down() {
+        // A piece set on a5 (displaced); it is taken off as the board
+        // jumps over Bxg7; Black's king lifted next is in the air until it
+        // stands on e7.
+        let actions = [
+            Legal(146),
+            Legal(55),
+            Legal(108),
+            Legal(47),
+            Legal(23),
+            Legal(38),
+            Legal(150),
+            Legal(64),
+            Toggle(32),
+        ];
+        check(Profile::Casual, false, &actions, &[169]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

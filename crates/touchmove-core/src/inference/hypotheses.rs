@@ -88,7 +88,12 @@ impl Inference {
             .map(|plies| Line::missed(plies, t))
             .collect();
         // The hands keep what they did: a piece lifted before the jump may
-        // be the one a line's next move makes.
+        // be the one a line's next move makes. Not on a board that nothing
+        // explained before it jumped (a piece knocked over, garbage read):
+        // what the hands did there belongs to no line.
+        if !matches!(self.alert, Alert::None) {
+            self.turn = TurnHands::default();
+        }
         self.settle_lines(
             t,
             Pending {

@@ -849,6 +849,9 @@ impl Inference {
 
     fn evaluate_board(&mut self, t: Millis) {
         let board = self.board;
+        // A hand holds a piece it lifted since the last look (nothing set
+        // down since): the board is no position yet.
+        let holding = (self.stable & !board).any() && (board & !self.stable).is_empty();
         let changed = self.settle_placed(t);
         self.last_change = None;
         let mut jump = std::mem::take(&mut self.jump);
@@ -877,6 +880,11 @@ impl Inference {
                 return;
             }
             // Never stuck: legal play from the record explains the board.
+            // (A jump seen earlier waits while a hand holds a piece lifted
+            // since: that piece is in the air, not moved by missed plies.)
+            if !jump && self.jump_in_hand && holding {
+                return;
+            }
             let jump = jump || self.jump_in_hand;
             if (changed || jump) && self.resync(t, board, jump) {
                 return;
