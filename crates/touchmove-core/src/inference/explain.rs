@@ -6,6 +6,10 @@
 
 use super::*;
 
+/// How many plies the hands must be seen making after plies nobody saw
+/// before the record follows them ([`Inference::resync`]).
+const PLAYED_ON_PLIES: usize = 2;
+
 /// What the second ply of a missed move and its reply must show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reply {
@@ -293,12 +297,51 @@ impl Inference {
                 self.config.max_missed_plies,
             );
             lines.extend(longer);
+        } else if lines.is_empty() {
+            lines = self.played_on_after_unseen_plies(&pos, board);
         }
         if lines.is_empty() {
             return false;
         }
         self.hypothesise(t, lines);
         true
+    }
+
+    /// Never stuck, when the players played on: plies nobody saw (a jump
+    /// that changed one square looks like a piece lifted, not like a
+    /// jump), then at least [`PLAYED_ON_PLIES`] plies whose hands were
+    /// seen — the lifts of each ply's pieces and the placement of each
+    /// piece on a square it reached. One seen ply does not do: a piece
+    /// knocked off the board while the opponent moved is no missed ply.
+    fn played_on_after_unseen_plies(&self, pos: &Chess, board: Bitboard) -> Vec<Vec<Move>> {
+        let seen = self.turn.seen();
+        let placed: Bitboard = Square::ALL
+            .into_iter()
+            .filter(|sq| self.turn.placed_at[*sq as usize].is_some())
+            .collect();
+        let seen_made = |p: &Chess, m: &Move| {
+            (must_lift(m) & !seen).is_empty()
+                && (occupancy_after(p, m) & !p.board().occupied() & !placed).is_empty()
+        };
+        missed::explanations(
+            pos,
+            board,
+            self.white,
+            self.config.max_missed_plies,
+            missed::Roam::Short,
+        )
+        .into_iter()
+        .filter(|line| {
+            let mut p = pos.clone();
+            let mut made = Vec::with_capacity(line.len());
+            for m in line {
+                made.push(seen_made(&p, m));
+                p.play_unchecked(*m);
+            }
+            let seen_after = made.iter().rev().take_while(|&&s| s).count();
+            seen_after >= PLAYED_ON_PLIES && seen_after < line.len()
+        })
+        .collect()
     }
 
     /// Lines of plies as the `candidates` of a `displaced` event: UCI,
