@@ -275,6 +275,105 @@ mod found {
     use super::*;
 
     #[test]
+    fn play_on_after_a_jump_with_a_tempo_move_out_and_back_is_recorded() {
+        // 5.Na3 Qxf4 6.Nb1 in one scan: only f5 empties, and White presses
+        // (an illegal move, counted). ...Bd6 and a5 follow: the unseen
+        // plies end on the board read when White pressed.
+        let actions = [
+            Legal(193),
+            Legal(182),
+            Legal(108),
+            Legal(25),
+            Legal(17),
+            Legal(241),
+            Legal(122),
+            Legal(186),
+        ];
+        check(Profile::FideStandard, true, &actions, &[251, 65, 251]).unwrap();
+    }
+
+    #[test]
+    fn play_on_after_a_missed_capture_is_recorded_before_any_alert() {
+        // 11.bxc6 in one scan leaves b5 empty (a pawn in the hand);
+        // ...Bxb1 and Kg3 follow.
+        let actions = [
+            Legal(229),
+            Legal(114),
+            Legal(25),
+            Legal(176),
+            Legal(64),
+            Legal(116),
+            Legal(214),
+            Legal(177),
+            Legal(85),
+            Toggle(0),
+            Legal(101),
+            Legal(24),
+            Legal(102),
+            Legal(154),
+            Legal(83),
+            Legal(167),
+            Legal(224),
+            Legal(45),
+            Legal(54),
+            Legal(253),
+            Legal(43),
+        ];
+        check(Profile::Casual, false, &actions, &[45]).unwrap();
+    }
+
+    #[test]
+    fn a_jump_from_garbage_is_read_without_the_garbage_as_hands() {
+        // Garbage, then the board jumped to ...Bxe4: read as plies nobody
+        // saw, not as a capture of a square the garbage emptied (nor a
+        // touch of it).
+        let actions = [
+            Legal(169),
+            Legal(29),
+            Legal(3),
+            Legal(55),
+            Legal(244),
+            Legal(254),
+            Legal(210),
+            Legal(173),
+            Legal(95),
+            Legal(59),
+            Legal(133),
+            Legal(35),
+            Garbage(6_699_782_528_976_289_792),
+        ];
+        check(Profile::FideStandard, true, &actions, &[161]).unwrap();
+    }
+
+    #[test]
+    fn a_capture_by_lines_counts_the_capturing_piece_lifted_after_the_last_ply() {
+        // Lines open (...Bg7 Qc4), ...exf4 read under one of them; White's
+        // bishop lifted from c1 is no capture on f4 because contacts on c1
+        // bounced long before ...exf4.
+        let actions = [
+            Legal(111),
+            Legal(186),
+            Legal(147),
+            Legal(70),
+            Legal(43),
+            Toggle(0),
+            Legal(190),
+            Legal(151),
+            Legal(126),
+            Legal(5),
+            Legal(192),
+            Legal(219),
+            Legal(117),
+            Legal(12),
+            Legal(105),
+            Toggle(27),
+            Bounce(2),
+            Legal(157),
+        ];
+        check(Profile::FideStandard, true, &actions, &[211, 72]).unwrap();
+    }
+
+    #[test]
     fn play_on_after_a_jump_read_as_a_piece_lifted_is_recorded() {
         // 3.Nf3 gxf4 4.Ng5 in one scan leaves only g1 empty: White's
         // knight lifted, and White presses (an illegal move, counted).

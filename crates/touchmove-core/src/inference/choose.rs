@@ -34,6 +34,13 @@ impl Inference {
     /// after it arrived, so its last lift counts (the first was the piece
     /// it took there).
     pub(super) fn hand_made_in(&self, m: &Move, line: &[Move]) -> bool {
+        self.hand_made_after(m, line, None)
+    }
+
+    /// [`Self::hand_made_in`], the capturing piece lifted after `after`
+    /// when given (the turn's hands span several plies of open lines: a
+    /// lift before the last of them belongs to an earlier ply).
+    pub(super) fn hand_made_after(&self, m: &Move, line: &[Move], after: Option<Millis>) -> bool {
         if !(must_lift(m) & !(self.turn.seen())).is_empty() {
             return false;
         }
@@ -47,6 +54,8 @@ impl Inference {
             let arrived = line.iter().any(|p| p.to() == from);
             let lifted = if arrived {
                 self.turn.last_lift(from)
+            } else if let Some(after) = after {
+                self.turn.first_lift_after(from, after)
             } else {
                 self.turn.first_lift(from)
             };

@@ -10,6 +10,12 @@ use super::*;
 /// before the record follows them ([`Inference::resync`]).
 const PLAYED_ON_PLIES: usize = 2;
 
+/// The most plies nobody saw that [`Inference::resync`] reads before plies
+/// the hands were seen making, and the most squares their board may
+/// differ in from the record's.
+const MAX_UNSEEN: usize = 4;
+const JUMP_SQUARES: usize = 8;
+
 /// What the second ply of a missed move and its reply must show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reply {
@@ -313,7 +319,11 @@ impl Inference {
     /// seen — the lifts of each ply's pieces and the placement of each
     /// piece on a square it reached. One seen ply does not do: a piece
     /// knocked off the board while the opponent moved is no missed ply.
-    fn played_on_after_unseen_plies(&self, pos: &Chess, board: Bitboard) -> Vec<Vec<Move>> {
+    pub(super) fn played_on_after_unseen_plies(
+        &self,
+        pos: &Chess,
+        board: Bitboard,
+    ) -> Vec<Vec<Move>> {
         let seen = self.turn.seen();
         let placed: Bitboard = Square::ALL
             .into_iter()
@@ -323,15 +333,7 @@ impl Inference {
             (must_lift(m) & !seen).is_empty()
                 && (occupancy_after(p, m) & !p.board().occupied() & !placed).is_empty()
         };
-        missed::explanations(
-            pos,
-            board,
-            self.white,
-            self.config.max_missed_plies,
-            missed::Roam::Short,
-        )
-        .into_iter()
-        .filter(|line| {
+        let played_on = |line: &Vec<Move>| {
             let mut p = pos.clone();
             let mut made = Vec::with_capacity(line.len());
             for m in line {
@@ -340,8 +342,47 @@ impl Inference {
             }
             let seen_after = made.iter().rev().take_while(|&&s| s).count();
             seen_after >= PLAYED_ON_PLIES && seen_after < line.len()
-        })
-        .collect()
+        };
+        let max = self.config.max_missed_plies;
+        let mut lines: Vec<Vec<Move>> =
+            missed::explanations(pos, board, self.white, max, missed::Roam::Short)
+                .into_iter()
+                .filter(played_on)
+                .collect();
+        if !lines.is_empty() {
+            return lines;
+        }
+        // Longer: the unseen plies end on a board read while the alert
+        // was open (tempo moves out and back among them, which one search
+        // of all the plies does not roam that far for), the seen plies
+        // follow from there.
+        for &jumped in &self.alert_boards {
+            if (jumped ^ pos.board().occupied()).count() > JUMP_SQUARES {
+                continue;
+            }
+            let mut unseen =
+                missed::explanations(pos, jumped, None, MAX_UNSEEN, missed::Roam::Short);
+            let longer =
+                missed::with_the_other_side_to_move(pos, jumped, None, &unseen, MAX_UNSEEN);
+            unseen.extend(longer);
+            for first in unseen {
+                let end = first.iter().fold(pos.clone(), |mut p, m| {
+                    p.play_unchecked(*m);
+                    p
+                });
+                for then in missed::explanations(&end, board, self.white, max, missed::Roam::Never)
+                {
+                    let line: Vec<Move> = first.iter().chain(&then).copied().collect();
+                    if played_on(&line) && !lines.contains(&line) {
+                        lines.push(line);
+                    }
+                }
+            }
+            if !lines.is_empty() {
+                break;
+            }
+        }
+        lines
     }
 
     /// Lines of plies as the `candidates` of a `displaced` event: UCI,

@@ -139,7 +139,10 @@ impl Inference {
             let moves: Vec<Move> = pos
                 .legal_moves()
                 .into_iter()
-                .filter(|m| occupancy_after(&pos, m) == board && self.hand_made_in(m, &line.plies))
+                .filter(|m| {
+                    occupancy_after(&pos, m) == board
+                        && self.hand_made_after(m, &line.plies, after_last_ply(&line))
+                })
                 // A promotion the hands make: the piece named, or a queen
                 // (a name entered later replaces it, see below).
                 .filter(|m| {
@@ -494,3 +497,17 @@ fn shared_prefix(lines: &[Line]) -> usize {
     }
     n
 }
+
+/// The hands' lifts that may begin the ply after `line`'s last: for a ply
+/// the hands were seen making, those since shortly before it was read (a
+/// fast reply's piece may be lifted before its settle, not a second
+/// before); for lines of missed plies, any this turn (a piece lifted before
+/// the jump may be the one the next move makes).
+fn after_last_ply(line: &Line) -> Option<Millis> {
+    line.seen_last
+        .then(|| line.since.saturating_sub(PRE_LIFT_MS))
+}
+
+/// How long before a seen ply was read the next ply's capturing piece may
+/// have been lifted (the ply is read a settle after its piece stands).
+const PRE_LIFT_MS: Millis = 1000;

@@ -41,6 +41,10 @@ const FLICKER_BURST_MS: Millis = 25;
 /// without bound).
 const MAX_TOGGLES_KEPT: usize = 4096;
 
+/// How many boards read while an alert is open are kept (see
+/// `Inference::alert_boards`).
+const ALERT_BOARDS: usize = 6;
+
 /// How long pieces may be missing with nothing explaining it before the
 /// board is reported displaced: long enough for the opponent to be seen
 /// answering a capture the sensors missed, short enough for an arbiter.
@@ -402,6 +406,10 @@ pub struct Inference {
     /// (a capture nobody saw, its captured piece never off its square).
     /// Until the record moves on or the board is restored.
     jump_in_hand: bool,
+    /// The boards read while an alert is open, first ones first (up to
+    /// [`ALERT_BOARDS`]): one of them may be where plies nobody saw ended,
+    /// before the players played on.
+    alert_boards: Vec<Bitboard>,
     /// Of the jumps since the last settle, one no slide explains (see
     /// [`slid_next_door`]): the hands were not read.
     unread: bool,
@@ -457,6 +465,7 @@ impl Inference {
             lifted_since_stable: Bitboard::EMPTY,
             jump: false,
             jump_in_hand: false,
+            alert_boards: Vec::new(),
             unread: false,
             turn: TurnHands::default(),
             missing_since: None,
@@ -843,6 +852,13 @@ impl Inference {
     /// The board has stood still for the settle time: conclude.
     fn evaluate(&mut self, t: Millis) {
         self.evaluate_board(t);
+        if matches!(self.alert, Alert::None) {
+            self.alert_boards.clear();
+        } else if self.alert_boards.len() < ALERT_BOARDS
+            && self.alert_boards.last() != Some(&self.board)
+        {
+            self.alert_boards.push(self.board);
+        }
         // (Only the first look after a restart is a board read again.)
         self.read_again = false;
     }
@@ -864,6 +880,12 @@ impl Inference {
                 self.new_game(t);
             }
             return;
+        }
+        if jump && unread && !matches!(self.alert, Alert::None) {
+            // The board jumped while nothing explained it (garbage read, a
+            // piece knocked over): what the hands did before is no part of
+            // what the jump shows (no touch, no capture of its own).
+            self.turn = TurnHands::default();
         }
         if let Some(pending) = self.pending.take() {
             if self.judge_hypotheses(t, board, pending) {
@@ -966,6 +988,16 @@ impl Inference {
         // capture quicker than one scan under the next mover's hand.
         if self.pressing && self.made_unseen_under_lifts(t, board) {
             return;
+        }
+        // Never stuck: what looks like an illegal move were plies nobody
+        // saw, and the players played on.
+        if !jump {
+            let pos = self.game.position().clone();
+            let lines = self.played_on_after_unseen_plies(&pos, board);
+            if !lines.is_empty() {
+                self.hypothesise(t, lines);
+                return;
+            }
         }
 
         self.unexplained(t, board);
