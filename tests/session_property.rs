@@ -275,6 +275,50 @@ mod found {
     use super::*;
 
     #[test]
+    fn plies_seen_in_one_order_are_not_read_in_another() {
+        // Garbage, then 1.e3 by hand on it, then the board set to 1.e4
+        // and ...e5 played: the pawn lifted from e3 before Black's e7 is
+        // no third ply after ...e5 (1.e3 e5 2.e4 reads the hands out of
+        // order).
+        check(
+            Profile::Casual,
+            false,
+            &[Garbage(65_536), Legal(124)],
+            &[72],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_jump_from_garbage_keeps_what_the_hands_did_after_it_was_read() {
+        // Garbage emptied all but b1; the hands that follow are read on.
+        let actions = [
+            Toggle(0),
+            Toggle(16),
+            Legal(223),
+            Legal(0),
+            Legal(109),
+            Legal(223),
+            Legal(164),
+            Legal(164),
+            Toggle(16),
+            Garbage(0),
+            Toggle(16),
+            Legal(54),
+            Legal(159),
+            Legal(213),
+            Legal(135),
+            Legal(19),
+            Legal(179),
+            Legal(153),
+            Legal(18),
+            Legal(20),
+            Garbage(2),
+        ];
+        check(Profile::Casual, false, &actions, &[92]).unwrap();
+    }
+
+    #[test]
     fn play_on_after_a_jump_with_a_tempo_move_out_and_back_is_recorded() {
         // 5.Na3 Qxf4 6.Nb1 in one scan: only f5 empties, and White presses
         // (an illegal move, counted). ...Bd6 and a5 follow: the unseen

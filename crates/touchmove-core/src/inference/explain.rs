@@ -341,7 +341,9 @@ impl Inference {
                 p.play_unchecked(*m);
             }
             let seen_after = made.iter().rev().take_while(|&&s| s).count();
-            seen_after >= PLAYED_ON_PLIES && seen_after < line.len()
+            seen_after >= PLAYED_ON_PLIES
+                && seen_after < line.len()
+                && self.lifted_in_order(&line[line.len() - seen_after..])
         };
         let max = self.config.max_missed_plies;
         let mut lines: Vec<Vec<Move>> =
@@ -383,6 +385,26 @@ impl Inference {
             }
         }
         lines
+    }
+
+    /// Whether the hands lifted the pieces of `plies` one ply after the
+    /// other: each ply's piece left its square after the last ply's did.
+    fn lifted_in_order(&self, plies: &[Move]) -> bool {
+        let mut last = None;
+        for m in plies {
+            let Some(from) = m.from() else {
+                return false;
+            };
+            let lifted = match last {
+                None => self.turn.first_lift(from),
+                Some(after) => self.turn.first_lift_after(from, after),
+            };
+            let Some(lifted) = lifted else {
+                return false;
+            };
+            last = Some(lifted);
+        }
+        true
     }
 
     /// Lines of plies as the `candidates` of a `displaced` event: UCI,

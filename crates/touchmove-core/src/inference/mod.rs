@@ -349,6 +349,40 @@ impl TurnHands {
     fn last_lift(&self, sq: Square) -> Option<Millis> {
         self.lifted_at[sq as usize]
     }
+
+    /// Forgets what the hands did up to `t` (a board nothing explained:
+    /// garbage read, a piece knocked over).
+    fn forget_until(&mut self, t: Millis) {
+        self.touches.retain(|touch| touch.at > t);
+        self.removals.retain(|(u, _)| *u > t);
+        self.placements.retain(|(u, _)| *u > t);
+        self.toggles.retain(|(u, _)| *u > t);
+        for times in [
+            &mut self.lifted_at,
+            &mut self.active_at,
+            &mut self.placed_at,
+            &mut self.flicker_at,
+        ] {
+            for at in times.iter_mut() {
+                if at.is_some_and(|u| u <= t) {
+                    *at = None;
+                }
+            }
+        }
+        let since = |times: &[Option<Millis>; 64]| -> Bitboard {
+            Square::ALL
+                .into_iter()
+                .filter(|sq| times[*sq as usize].is_some())
+                .collect()
+        };
+        self.lifts &= since(&self.lifted_at) | self.removals.iter().map(|(_, s)| *s).collect();
+        self.flicker &= since(&self.flicker_at);
+        for (i, n) in self.flicker_count.iter_mut().enumerate() {
+            if self.flicker_at[i].is_none() {
+                *n = 0;
+            }
+        }
+    }
 }
 
 impl Default for TurnHands {
@@ -410,6 +444,8 @@ pub struct Inference {
     /// [`ALERT_BOARDS`]): one of them may be where plies nobody saw ended,
     /// before the players played on.
     alert_boards: Vec<Bitboard>,
+    /// When the open alert was raised.
+    alert_at: Option<Millis>,
     /// Of the jumps since the last settle, one no slide explains (see
     /// [`slid_next_door`]): the hands were not read.
     unread: bool,
@@ -466,6 +502,7 @@ impl Inference {
             jump: false,
             jump_in_hand: false,
             alert_boards: Vec::new(),
+            alert_at: None,
             unread: false,
             turn: TurnHands::default(),
             missing_since: None,
@@ -854,10 +891,14 @@ impl Inference {
         self.evaluate_board(t);
         if matches!(self.alert, Alert::None) {
             self.alert_boards.clear();
-        } else if self.alert_boards.len() < ALERT_BOARDS
-            && self.alert_boards.last() != Some(&self.board)
-        {
-            self.alert_boards.push(self.board);
+            self.alert_at = None;
+        } else {
+            self.alert_at.get_or_insert(t);
+            if self.alert_boards.len() < ALERT_BOARDS
+                && self.alert_boards.last() != Some(&self.board)
+            {
+                self.alert_boards.push(self.board);
+            }
         }
         // (Only the first look after a restart is a board read again.)
         self.read_again = false;
@@ -881,11 +922,15 @@ impl Inference {
             }
             return;
         }
-        if jump && unread && !matches!(self.alert, Alert::None) {
+        if jump
+            && unread
+            && let Some(since) = self.alert_at
+        {
             // The board jumped while nothing explained it (garbage read, a
-            // piece knocked over): what the hands did before is no part of
-            // what the jump shows (no touch, no capture of its own).
-            self.turn = TurnHands::default();
+            // piece knocked over): what the hands did until it was found
+            // unexplained is no part of what the jump shows (no touch, no
+            // capture of its own); what they did since may be.
+            self.turn.forget_until(since);
         }
         if let Some(pending) = self.pending.take() {
             if self.judge_hypotheses(t, board, pending) {
