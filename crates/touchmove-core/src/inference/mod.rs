@@ -375,7 +375,8 @@ impl TurnHands {
                 .filter(|sq| times[*sq as usize].is_some())
                 .collect()
         };
-        self.lifts &= since(&self.lifted_at) | self.removals.iter().map(|(_, s)| *s).collect();
+        self.lifts &=
+            since(&self.lifted_at) | self.removals.iter().map(|(_, s)| *s).collect::<Bitboard>();
         self.flicker &= since(&self.flicker_at);
         for (i, n) in self.flicker_count.iter_mut().enumerate() {
             if self.flicker_at[i].is_none() {
