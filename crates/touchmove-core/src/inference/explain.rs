@@ -325,10 +325,7 @@ impl Inference {
         board: Bitboard,
     ) -> Vec<Vec<Move>> {
         let seen = self.turn.seen();
-        let placed: Bitboard = Square::ALL
-            .into_iter()
-            .filter(|sq| self.turn.placed_at[*sq as usize].is_some())
-            .collect();
+        let placed = squares_at(&self.turn.placed_at);
         let seen_made = |p: &Chess, m: &Move| {
             (must_lift(m) & !seen).is_empty()
                 && (occupancy_after(p, m) & !p.board().occupied() & !placed).is_empty()
@@ -368,10 +365,7 @@ impl Inference {
                 missed::with_the_other_side_to_move(pos, jumped, None, &unseen, MAX_UNSEEN);
             unseen.extend(longer);
             for first in unseen {
-                let end = first.iter().fold(pos.clone(), |mut p, m| {
-                    p.play_unchecked(*m);
-                    p
-                });
+                let end = hypotheses::play_line(pos, &first);
                 for then in missed::explanations(&end, board, self.white, max, missed::Roam::Never)
                 {
                     let line: Vec<Move> = first.iter().chain(&then).copied().collect();

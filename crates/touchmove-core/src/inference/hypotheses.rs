@@ -449,7 +449,7 @@ impl Inference {
 }
 
 /// The position after `plies` from `base`.
-fn play_line(base: &Chess, plies: &[Move]) -> Chess {
+pub(super) fn play_line(base: &Chess, plies: &[Move]) -> Chess {
     let mut pos = base.clone();
     for m in plies {
         pos.play_unchecked(*m);

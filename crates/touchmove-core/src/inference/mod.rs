@@ -369,15 +369,9 @@ impl TurnHands {
                 }
             }
         }
-        let since = |times: &[Option<Millis>; 64]| -> Bitboard {
-            Square::ALL
-                .into_iter()
-                .filter(|sq| times[*sq as usize].is_some())
-                .collect()
-        };
-        self.lifts &=
-            since(&self.lifted_at) | self.removals.iter().map(|(_, s)| *s).collect::<Bitboard>();
-        self.flicker &= since(&self.flicker_at);
+        self.lifts &= squares_at(&self.lifted_at)
+            | self.removals.iter().map(|(_, s)| *s).collect::<Bitboard>();
+        self.flicker &= squares_at(&self.flicker_at);
         for (i, n) in self.flicker_count.iter_mut().enumerate() {
             if self.flicker_at[i].is_none() {
                 *n = 0;
@@ -1209,4 +1203,12 @@ impl Inference {
 fn slid_next_door(a: &SettledChange, b: &SettledChange) -> bool {
     let lifted = |c: &SettledChange| matches!(c.change, SquareChange::Lifted);
     lifted(a) != lifted(b) && shakmaty::attacks::king_attacks(a.square).contains(b.square)
+}
+
+/// The squares with a time in `times` (per square, a1 first).
+fn squares_at(times: &[Option<Millis>; 64]) -> Bitboard {
+    Square::ALL
+        .into_iter()
+        .filter(|sq| times[*sq as usize].is_some())
+        .collect()
 }
