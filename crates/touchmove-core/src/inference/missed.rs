@@ -99,7 +99,8 @@ pub fn explanations(
     lines
 }
 
-/// After a jump, lines one ply longer than `lines` (or three, after a
+/// After a jump, lines one ply longer than `lines` (as [`explanations`]
+/// found them, with the same `max_plies`) (or three, after a
 /// single move's board; tempo moves out and back included) that leave the
 /// board the same with the other side to move: the next move seen tells
 /// them apart at once. Lines two plies longer are not sought: a king and
@@ -125,6 +126,12 @@ pub fn with_the_other_side_to_move(
     for depth in extra.iter().map(|k| fewest + k) {
         if depth > max_plies {
             break;
+        }
+        // Beyond the roaming depth this is the search [`explanations`]
+        // ran for one ply more, with a larger budget: its lines are in
+        // `lines` already.
+        if depth == fewest + 1 && depth > ROAM_DEPTH {
+            continue;
         }
         let found = at_depth(
             pos,
@@ -294,38 +301,47 @@ fn dfs(
     }
 }
 
-/// A lower bound on the plies needed: each ply vacates at most one square
-/// of the mover (two when castling) and fills at most one (two when
-/// castling), and the pieces to be taken need a capture each. A square of
-/// one side is also vacated by the other side capturing there and moving
-/// on (a knight taking a pawn, then leaving).
+/// A lower bound on the plies needed. A ply changes the occupancy of
+/// two squares (its piece leaves one and enters another; a capture only
+/// empties the square left), castling four (each side castles once, if it
+/// still may), an en passant capture three (after a double step just
+/// played, so at most every other ply, the first one aside). It fills one
+/// square (castling two) and empties one of the mover's squares (castling
+/// two), and the pieces to be taken need a capture each. A square of one
+/// side is also vacated by the other side capturing there and moving on
+/// (a knight taking a pawn, then leaving).
 fn reachable(pos: &Chess, target: Bitboard, remaining: usize) -> bool {
     let board = pos.board();
     let occ = board.occupied();
     let must_empty = occ & !target;
     let must_fill = target & !occ;
     let captures = occ.count().saturating_sub(target.count());
-    if captures > remaining || must_fill.count() > 2 * remaining {
-        return false;
-    }
     let us = pos.turn();
     let ours = remaining.div_ceil(2);
     let theirs = remaining / 2;
     let plies = |c: Color| if c == us { ours } else { theirs };
-    for color in Color::ALL {
-        let stranded = (must_empty & board.by_color(color)).count();
-        if stranded > 2 * plies(color) + plies(!color) {
-            return false;
-        }
+    let castlings = Color::ALL
+        .into_iter()
+        .filter(|&c| plies(c) > 0 && pos.castles().has_color(c))
+        .count();
+    let en_passant = (remaining / 2 + usize::from(pos.maybe_ep_square().is_some())).min(remaining);
+    if captures > remaining
+        || must_fill.count() > remaining + castlings
+        || must_empty.count() > remaining + castlings + en_passant
+        || must_fill.count() + must_empty.count() > 2 * remaining + 2 * castlings + en_passant
+    {
+        return false;
     }
-    must_fill.count() + must_empty.count() <= 4 * remaining
+    Color::ALL.into_iter().all(|color| {
+        let stranded = (must_empty & board.by_color(color)).count();
+        stranded <= 2 * plies(color) + plies(!color)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::game::Start;
-    use shakmaty::uci::UciMove;
     use shakmaty::{CastlingMode, Square};
 
     fn position(fen: &str) -> Chess {
@@ -341,7 +357,11 @@ mod tests {
     fn occupancy_after_line(pos: &Chess, line: &[&str]) -> Bitboard {
         let mut p = pos.clone();
         for u in line {
-            let m = u.parse::<UciMove>().unwrap().to_move(&p).unwrap();
+            let m = p
+                .legal_moves()
+                .into_iter()
+                .find(|m| m.to_uci(CastlingMode::Standard).to_string() == *u)
+                .unwrap_or_else(|| panic!("{u} is not legal"));
             p.play_unchecked(m);
         }
         p.board().occupied()
@@ -382,5 +402,33 @@ mod tests {
             longer.iter().map(|l| uci(l)).collect::<Vec<_>>()
         );
         assert!(longer.iter().all(|l| l.len() == 4));
+    }
+
+    /// Castling changes four squares in one ply and an en passant capture
+    /// three: the bound on the plies needed still lets both through.
+    #[test]
+    fn castling_and_en_passant_are_read_as_one_ply() {
+        let pos = position("r3k2r/ppp2ppp/1q6/3pP3/8/8/PPPQ1PPP/R3K2R w KQkq d6 0 12");
+        for line in [["e1g1"], ["e1c1"], ["e5d6"]] {
+            let target = occupancy_after_line(&pos, &line);
+            assert!(reachable(&pos, target, 1), "{line:?}");
+            match search(&pos, target, None, 4) {
+                Explanation::Unique(found) => assert_eq!(uci(&found), line),
+                other => panic!("{line:?}: {other:?}"),
+            }
+        }
+    }
+
+    /// Without castling rights a ply fills one square: three squares to
+    /// fill need three plies, however they are shared between the sides.
+    #[test]
+    fn a_ply_fills_one_square_without_castling() {
+        let pos = position("r4rk1/pppq1ppp/2n5/8/8/2N5/PPPQ1PPP/R4RK1 w - - 0 12");
+        let two = occupancy_after_line(&pos, &["a2a3", "a7a6"]);
+        assert!(reachable(&pos, two, 2));
+        assert!(!reachable(&pos, two, 1));
+        let three = occupancy_after_line(&pos, &["a2a3", "a7a6", "h2h3"]);
+        assert!(!reachable(&pos, three, 2));
+        assert!(reachable(&pos, three, 3));
     }
 }
