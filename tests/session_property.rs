@@ -538,6 +538,61 @@ mod found {
         ];
         check(Profile::Casual, false, &actions, &[169]).unwrap();
     }
+
+    #[test]
+    fn a_ply_played_on_sets_its_piece_down_after_lifting_it() {
+        // Garbage left the knight off c3, then Ne4 by hand: the board set
+        // to 2.Ne4 and ...e6 3.e3 played on. The knight set on e4 before
+        // the e-pawn was lifted is no 3.e4 (Nxb5 e6 e4 reads a piece set
+        // down before its ply began).
+        check(
+            Profile::Casual,
+            false,
+            &[Legal(157), Legal(129), Garbage(64_138), Legal(151)],
+            &[172],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn an_open_line_extended_by_unseen_plies_takes_only_pieces_seen_lifted() {
+        // Garbage left a piece on b2 and the bishop off c1 (lines: none,
+        // or Bb2); the board set to Bxg5, then ...Ba6 and cxd5. The piece
+        // lifted from b2 is no Bxe5 after ...Ba6: the pawn on e5 was never
+        // lifted.
+        let actions = [
+            Toggle(21),
+            Legal(3),
+            Legal(0),
+            Legal(107),
+            Legal(199),
+            Legal(109),
+            Legal(113),
+            Legal(31),
+            Toggle(35),
+            Wait(157),
+            Legal(31),
+            Legal(193),
+            Bounce(35),
+            Wait(157),
+            Legal(13),
+            Legal(154),
+            Toggle(30),
+            Garbage(95_144_578_706_592_592),
+            Toggle(0),
+            Toggle(0),
+            Toggle(0),
+            Toggle(0),
+            Toggle(0),
+            Legal(87),
+            Legal(245),
+            Legal(10),
+            Toggle(27),
+            Bounce(0),
+            Legal(129),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[217]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -338,9 +338,10 @@ impl Inference {
                 p.play_unchecked(*m);
             }
             let seen_after = made.iter().rev().take_while(|&&s| s).count();
+            let (unseen, seen) = line.split_at(line.len() - seen_after);
             seen_after >= PLAYED_ON_PLIES
-                && seen_after < line.len()
-                && self.lifted_in_order(&line[line.len() - seen_after..])
+                && !unseen.is_empty()
+                && self.made_in_order(&hypotheses::play_line(pos, unseen), seen)
         };
         let max = self.config.max_missed_plies;
         let mut lines: Vec<Vec<Move>> =
@@ -381,9 +382,12 @@ impl Inference {
         lines
     }
 
-    /// Whether the hands lifted the pieces of `plies` one ply after the
-    /// other: each ply's piece left its square after the last ply's did.
-    fn lifted_in_order(&self, plies: &[Move]) -> bool {
+    /// Whether the hands made `plies` (from `pos`) one ply after the
+    /// other: each ply's piece left its square after the last ply's did,
+    /// and was set down on each square it fills after it left (a piece
+    /// put there before is no piece of that ply).
+    fn made_in_order(&self, pos: &Chess, plies: &[Move]) -> bool {
+        let mut pos = pos.clone();
         let mut last = None;
         for m in plies {
             let Some(from) = m.from() else {
@@ -396,6 +400,17 @@ impl Inference {
             let Some(lifted) = lifted else {
                 return false;
             };
+            let fills = occupancy_after(&pos, m) & !pos.board().occupied();
+            let set_down_after = fills.into_iter().all(|sq| {
+                self.turn
+                    .placements
+                    .iter()
+                    .any(|&(t, s)| s == sq && t > lifted)
+            });
+            if !set_down_after {
+                return false;
+            }
+            pos.play_unchecked(*m);
             last = Some(lifted);
         }
         true

@@ -227,11 +227,12 @@ impl Inference {
                 missed::Explanation::Ambiguous(more) => more,
                 missed::Explanation::None => Vec::new(),
             };
-            // The hands were seen: every piece these plies move was lifted.
+            // The hands were seen: every piece these plies move or take
+            // was lifted.
             let seen = self.turn.seen();
             for more in found
                 .into_iter()
-                .filter(|more| more.iter().all(|m| (moving_from(m) & !seen).is_empty()))
+                .filter(|more| more.iter().all(|m| (must_lift(m) & !seen).is_empty()))
             {
                 let mut plies = line.plies.clone();
                 plies.extend(more);
