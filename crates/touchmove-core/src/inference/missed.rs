@@ -99,11 +99,11 @@ pub fn explanations(
     lines
 }
 
-/// After a jump, lines one ply longer than `lines` (as [`explanations`]
-/// found them, with the same `max_plies`) (or three, after a
+/// After a jump, lines one ply longer than `lines` (or three, after a
 /// single move's board; tempo moves out and back included) that leave the
 /// board the same with the other side to move: the next move seen tells
-/// them apart at once. Lines two plies longer are not sought: a king and
+/// them apart at once. `lines` are those [`explanations`] found with the
+/// same `max_plies`. Lines two plies longer are not sought: a king and
 /// rook swapped by them may never be told apart, and the fewer plies are
 /// far likelier (parsimony). Bounded by its own node budget: it runs on
 /// every jump.
