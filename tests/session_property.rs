@@ -593,6 +593,49 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[217]).unwrap();
     }
+
+    #[test]
+    fn a_board_that_jumps_while_lines_are_open_is_searched_again_from_the_record() {
+        // Garbage while lines were open, then the board set in one scan to
+        // ...Be7 from the record: no move of the hands under the garbage's
+        // lines (Ra2), and the pawn lifted from f4 to play f5 is no fxe5.
+        let actions = [
+            Legal(33),
+            Legal(252),
+            Legal(22),
+            Legal(189),
+            Garbage(256),
+            Legal(0),
+            Toggle(0),
+            Legal(94),
+            Garbage(256),
+            Legal(215),
+            Toggle(61),
+            Garbage(16_279_888_130_339_864_348),
+        ];
+        check(Profile::FideStandard, true, &actions, &[154]).unwrap();
+    }
+
+    #[test]
+    fn a_toggle_before_the_board_jumps_is_no_move_of_the_hands() {
+        // a3 toggled, then garbage, then the board set to Nc3 in one scan:
+        // the lines open on the garbage, extended as if hands had made
+        // the set, read Na3 and a black move.
+        let actions = [
+            Legal(104),
+            Legal(59),
+            Legal(43),
+            Legal(99),
+            Legal(171),
+            Legal(210),
+            Toggle(0),
+            Bounce(16),
+            Legal(10),
+            Toggle(16),
+            Garbage(14_465_365_588_664_607_744),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[204]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

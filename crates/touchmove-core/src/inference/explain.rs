@@ -132,6 +132,17 @@ impl Inference {
         in_progress_at(self.game.position(), board)
     }
 
+    /// Whether plies the sensors missed (up to `max_missed_plies`) lead
+    /// from the record to `board`.
+    pub(super) fn missed_plies_explain(&self, board: Bitboard) -> bool {
+        missed::search(
+            self.game.position(),
+            board,
+            self.white,
+            self.config.max_missed_plies,
+        ) != missed::Explanation::None
+    }
+
     /// The board jumped (several squares changed unseen): the moves made
     /// meanwhile. One line is adopted; several (or one line while a move
     /// in progress also explains the board) are kept as hypotheses.

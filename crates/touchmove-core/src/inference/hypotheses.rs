@@ -104,6 +104,12 @@ impl Inference {
         );
     }
 
+    /// Drops every open line (their plies are searched again from the
+    /// record, with what the board shows now).
+    pub(super) fn drop_lines(&mut self, t: Millis, pending: Pending) {
+        self.close_candidates(t, &pending.announced);
+    }
+
     /// The board settled while lines are open: extends or drops each.
     /// False when no line explains the board any more (the caller goes on
     /// as if the board had jumped).

@@ -928,7 +928,15 @@ impl Inference {
             self.turn.forget_until(since);
         }
         if let Some(pending) = self.pending.take() {
-            if self.judge_hypotheses(t, board, pending) {
+            if jump && unread && self.missed_plies_explain(board) {
+                // The board jumped with no hand read (the sensors unread,
+                // garbage) to a board plies the sensors missed explain
+                // from the record: no hand made a move under any line, nor
+                // holds a piece. The lines' plies are searched again from
+                // the record, with the new ones. (Else the lines go on: a
+                // line open for long has more plies than one search may.)
+                self.drop_lines(t, pending);
+            } else if self.judge_hypotheses(t, board, pending) {
                 return;
             }
             // No open line explains the board: search afresh.
