@@ -636,6 +636,39 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[204]).unwrap();
     }
+
+    #[test]
+    fn a_capture_nobody_saw_whose_square_the_reply_emptied_is_read_as_unseen() {
+        // The board set to Nxc6 (one square changed: the knight looks
+        // lifted), then ...dxc6 and f5 played on. The pawn lifted from c6
+        // for ...dxc6 makes Nxc6 look seen; it is the unseen ply all the
+        // same (Nxc6 dxc6 f5 is read, not an illegal knight move to f5).
+        let actions = [
+            Legal(157),
+            Legal(102),
+            Legal(234),
+            Legal(20),
+            Toggle(2),
+            Toggle(0),
+            Bounce(2),
+            Legal(165),
+            Legal(163),
+            Legal(11),
+            Legal(23),
+            Legal(126),
+            Garbage(3262),
+            Legal(123),
+            Legal(179),
+            Legal(109),
+            Legal(36),
+            Legal(48),
+            Garbage(5822),
+            Legal(48),
+            Toggle(6),
+            Legal(240),
+        ];
+        check(Profile::Casual, false, &actions, &[194]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

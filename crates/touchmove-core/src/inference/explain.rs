@@ -348,11 +348,14 @@ impl Inference {
                 made.push(seen_made(&p, m));
                 p.play_unchecked(*m);
             }
+            // The last plies were seen made, in order; at least one ply
+            // before them nobody saw (one whose squares a later ply's hands
+            // worked looks seen, and may be unseen all the same).
             let seen_after = made.iter().rev().take_while(|&&s| s).count();
-            let (unseen, seen) = line.split_at(line.len() - seen_after);
-            seen_after >= PLAYED_ON_PLIES
-                && !unseen.is_empty()
-                && self.made_in_order(&hypotheses::play_line(pos, unseen), seen)
+            (PLAYED_ON_PLIES..=seen_after.min(line.len().saturating_sub(1))).any(|k| {
+                let (unseen, seen) = line.split_at(line.len() - k);
+                self.made_in_order(&hypotheses::play_line(pos, unseen), seen)
+            })
         };
         let max = self.config.max_missed_plies;
         let mut lines: Vec<Vec<Move>> =
