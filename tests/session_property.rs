@@ -669,6 +669,40 @@ mod found {
         ];
         check(Profile::Casual, false, &actions, &[194]).unwrap();
     }
+
+    #[test]
+    fn a_piece_lifted_before_a_move_was_set_down_that_could_have_made_it_is_no_grab() {
+        // The board set to Bxg8 (only e6 changed: the bishop looks
+        // lifted), then ...d5 and Kf1. The pawn lifted from d7 before a
+        // piece stood on d5 could have set it there itself: no Bd5 with
+        // Black's grab in the air (Bxg8 d5 Kf1 is read).
+        let actions = [
+            Toggle(21),
+            Legal(108),
+            Legal(106),
+            Garbage(49_152),
+            Legal(8),
+            Legal(110),
+            Legal(65),
+            Legal(21),
+            Legal(162),
+            Toggle(0),
+            Legal(140),
+            Bounce(0),
+            Bounce(0),
+            Legal(121),
+            Toggle(0),
+            Toggle(14),
+            Legal(151),
+            Toggle(32),
+            Legal(131),
+            Legal(164),
+            Legal(121),
+            Legal(212),
+            Legal(222),
+        ];
+        check(Profile::Casual, false, &actions, &[182]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -100,6 +100,40 @@ fn plain_capture(m: &Move) -> Option<(Square, Square)> {
     }
 }
 
+/// Whether the piece on `from` could go to one of `squares` had the
+/// mover's piece not arrived there: a step of its kind onto the square
+/// empty, or a capture of a piece there (the mover's, had it come by
+/// another ply), on the board as it is otherwise (pins and checks aside).
+/// By hand: shakmaty's move generator needs a whole position, and this
+/// one never stood on the board.
+fn could_reach_were_they_empty(pos: &Chess, from: Square, squares: Bitboard) -> bool {
+    let board = pos.board();
+    let Some(piece) = board.piece_at(from) else {
+        return false;
+    };
+    let occupied = board.occupied() & !squares;
+    let reach = match piece.role {
+        Role::Pawn => {
+            let step = |sq: Square| sq.offset(if piece.color.is_white() { 8 } else { -8 });
+            let mut pushes = Bitboard::EMPTY;
+            if let Some(one) = step(from).filter(|s| !occupied.contains(*s)) {
+                pushes.add(one);
+                if from.rank()
+                    == piece
+                        .color
+                        .fold_wb(shakmaty::Rank::Second, shakmaty::Rank::Seventh)
+                    && let Some(two) = step(one).filter(|s| !occupied.contains(*s))
+                {
+                    pushes.add(two);
+                }
+            }
+            pushes | shakmaty::attacks::pawn_attacks(piece.color, from)
+        }
+        _ => shakmaty::attacks::attacks(from, piece, occupied),
+    };
+    (reach & squares).any()
+}
+
 /// Whether the piece on `from` has a legal move to one of `squares`.
 fn could_reach(pos: &Chess, from: Square, squares: Bitboard) -> bool {
     pos.legal_moves()
@@ -445,7 +479,8 @@ impl Inference {
                         at >= began
                             && at != release
                             && !must_lift(&m).contains(y)
-                            && (at > release || !could_reach(&after_pos, y, arrived))
+                            && (at > release
+                                || !could_reach_were_they_empty(&after_pos, y, arrived))
                     }
                     // Lifted before the release: the mover's own touch,
                     // unless his hand is on the clock now and the piece is
