@@ -703,6 +703,27 @@ mod found {
         ];
         check(Profile::Casual, false, &actions, &[182]).unwrap();
     }
+
+    #[test]
+    fn a_scan_that_jumped_is_judged_whole_before_its_first_change_is_read() {
+        // ...c6 by hand while toggles had the queen off d1, then the board
+        // set in one scan to Bg4 d4 from the record (c6 not played). The
+        // scan's first change, the queen back on d1, made the board show
+        // ...c6 and its next change, d2 emptied, read as White's grab:
+        // ...c6 was recorded from a scan that was a jump, and no pawn goes
+        // back to c7.
+        let actions = [
+            Legal(85),
+            Toggle(0),
+            Toggle(0),
+            Legal(3),
+            Legal(48),
+            Toggle(3),
+            Toggle(50),
+            Toggle(42),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[102, 95]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

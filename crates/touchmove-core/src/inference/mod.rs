@@ -683,20 +683,30 @@ impl Inference {
     pub fn changes(&mut self, changes: &[SettledChange]) {
         for (i, c) in changes.iter().enumerate() {
             self.advance(c.t);
-            if i > 0
-                && changes[i - 1].since == c.since
-                && !self.straddle(&changes[i - 1], c)
-                && !self.bounced_into(&changes[i - 1])
-                && !self.bounced_into(c)
-            {
-                // Several squares changed in one scan: the sensors were
-                // not read for a while (or a hand is faster than a scan).
-                self.jump = true;
-                // Unless it was a slide onto the neighbouring square, no
-                // hand did it: not the next mover's hand releasing a move.
-                self.unread |= !slid_next_door(&changes[i - 1], c);
+            // A scan is judged whole before any of its changes is read: its
+            // first change is no hand's either when the scan jumped.
+            if i == 0 || changes[i - 1].since != c.since {
+                let scan_len = changes[i..]
+                    .iter()
+                    .take_while(|d| d.since == c.since)
+                    .count();
+                for pair in changes[i..i + scan_len].windows(2) {
+                    self.judge_one_scan(&pair[0], &pair[1]);
+                }
             }
             self.change(c);
+        }
+    }
+
+    /// Two changes read in one scan.
+    fn judge_one_scan(&mut self, a: &SettledChange, b: &SettledChange) {
+        if !self.straddle(a, b) && !self.bounced_into(a) && !self.bounced_into(b) {
+            // Several squares changed in one scan: the sensors were not
+            // read for a while (or a hand is faster than a scan).
+            self.jump = true;
+            // Unless it was a slide onto the neighbouring square, no hand
+            // did it: not the next mover's hand releasing a move.
+            self.unread |= !slid_next_door(a, b);
         }
     }
 
