@@ -681,20 +681,18 @@ impl Inference {
 
     /// Settled changes from the filter, in time order.
     pub fn changes(&mut self, changes: &[SettledChange]) {
-        for (i, c) in changes.iter().enumerate() {
-            self.advance(c.t);
-            // A scan is judged whole before any of its changes is read: its
-            // first change is no hand's either when the scan jumped.
-            if i == 0 || changes[i - 1].since != c.since {
-                let scan_len = changes[i..]
-                    .iter()
-                    .take_while(|d| d.since == c.since)
-                    .count();
-                for pair in changes[i..i + scan_len].windows(2) {
-                    self.judge_one_scan(&pair[0], &pair[1]);
+        for scan in changes.chunk_by(|a, b| a.since == b.since) {
+            for (i, c) in scan.iter().enumerate() {
+                self.advance(c.t);
+                // A scan is judged whole before any of its changes is read:
+                // its first change is no hand's either when the scan jumped.
+                if i == 0 {
+                    for pair in scan.windows(2) {
+                        self.judge_one_scan(&pair[0], &pair[1]);
+                    }
                 }
+                self.change(c);
             }
-            self.change(c);
         }
     }
 
