@@ -304,6 +304,69 @@ fn jumps_of_one_to_four_plies_are_recorded_in_casual_play() {
     jumps_under(Profile::Casual);
 }
 
+/// Game `number` of a corpus file, with one jump injected (`seed`).
+fn corpus_jump(
+    file: &str,
+    number: usize,
+    seed: u64,
+    style: &HandStyle,
+) -> (Chess, Vec<Move>, Synthesized, (usize, usize)) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
+    let games = touchmove::cli::read_pgn_file(&dir.join(file)).unwrap();
+    let game = games[number - 1].as_ref().unwrap();
+    let start = game.start.position().clone();
+    let (placed, s) = faults::inject_jumps(&start, &game.moves, style, seed, 1).unwrap();
+    let window = match placed[0] {
+        (at, Fault::MissedPlies(k)) => (at, at + k),
+        (at, _) => (at, at),
+    };
+    (start, game.moves.clone(), s, window)
+}
+
+#[test]
+fn a_jump_two_plies_longer_is_told_by_a_later_move() {
+    // `...Qf4 Re1 Qxe3+ Rxe3` unseen leaves the board of `...Qxd3 Rxd3`
+    // (rook on d3, queen on e3 for rook on e3, bishop on d3). Four plies
+    // on, `Bc4+` from d3 tells them apart: it was once read as an illegal
+    // rook move, the two plies recorded.
+    for (profile, style) in [
+        (Profile::FideStandard, HandStyle::random()),
+        (Profile::Casual, HandStyle::casual()),
+    ] {
+        let (start, moves, s, window) = corpus_jump("twic1599.pgn", 765, 22816, &style);
+        assert_eq!(window, (43, 47));
+        let outcome = judge_jump(&s, &start, &moves, profile, window);
+        assert!(
+            matches!(outcome, Ok(JumpOutcome::Exact | JumpOutcome::Transposed)),
+            "{}: {outcome:?}",
+            profile.name()
+        );
+    }
+}
+
+#[test]
+fn lines_two_plies_longer_give_way_to_the_fewer_at_the_end_of_the_trace() {
+    // `...Rfd8 Rg5+ Kf8` unseen, three plies before the game's end: lines
+    // of five plies reach the same board and nothing after tells them
+    // apart. At the end of the trace the fewer plies are recorded, as
+    // they were before the longer lines were kept.
+    let (start, moves, s, window) = corpus_jump("197308bcf.pgn", 12, 144, &HandStyle::casual());
+    let out = support::run(&s, Some(Profile::Casual));
+    let last_scan = s.trace.records.last().unwrap().t;
+    let open_to_the_end = out.events.iter().any(|e| {
+        matches!(&e.kind, EventKind::Candidates { lines }
+            if lines.iter().any(|l| l.split(' ').count() > window.1 - window.0 + 2))
+    }) && out.events.iter().rev().any(|e| {
+        e.t_ms >= last_scan
+            && matches!(&e.kind, EventKind::Candidates { lines } if lines.is_empty())
+    });
+    assert!(open_to_the_end, "the longer lines were not open to the end");
+    assert_eq!(
+        judge_jump(&s, &start, &moves, Profile::Casual, window),
+        Ok(JumpOutcome::Exact)
+    );
+}
+
 #[test]
 fn a_lines_next_ply_is_read_from_lifts_made_since_its_last_ply() {
     // Jumps once read wrongly: with the lines open for several plies, the
@@ -354,6 +417,30 @@ fn a_promotion_inside_a_jump_is_settled_by_how_the_piece_moves() {
         }
     }
     report("promotions inside jumps", &failures, checked);
+}
+
+#[test]
+fn a_piece_named_while_lines_are_open_is_the_promotion_the_hands_make() {
+    // The jump (`...c1=Q Rxc1`) leaves lines two plies longer open for
+    // several moves; `promote n` comes while they are, just before the
+    // pawn is set down on b8 (`axb8=N`, taken at once by `...Qxb8`). The
+    // knight was once lost when the missed plies were recorded first.
+    let (seed, at) = (27, 37);
+    let (start, moves) = synth::random_game(seed, 160);
+    let s = faults::inject(
+        &start,
+        &moves,
+        &HandStyle::random(),
+        seed,
+        &[(at, Fault::MissedPlies(2))],
+    )
+    .unwrap();
+    let out = support::run(&s, Some(Profile::FideStandard));
+    let played = support::played_uci(&out.session);
+    let source = support::source_uci(&start, &moves);
+    let knight = source.iter().position(|m| m == "a7b8n").unwrap();
+    assert_eq!(played.get(knight), Some(&source[knight]));
+    assert!(judge_jump(&s, &start, &moves, Profile::FideStandard, (at, at + 2)).is_ok());
 }
 
 #[test]

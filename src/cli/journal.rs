@@ -270,10 +270,22 @@ fn write_trace(db: &Path, args: &WriteTraceArgs) -> anyhow::Result<()> {
             )?;
         }
     }
-    while let Some(deadline) = session.next_board_deadline() {
+    let mut end = trace.records.last().map_or(0, |r| r.t);
+    let mut ended = false;
+    while !ended {
         verify_restore(&journal, &mut resume, &session)?;
         events.clear();
-        session.advance(deadline, &mut events);
+        // Deadlines to the last, then the end of the input (as `replay`).
+        match session.next_board_deadline() {
+            Some(deadline) => {
+                session.advance(deadline, &mut events);
+                end = end.max(deadline);
+            }
+            None => {
+                session.input_ended(end, &mut events);
+                ended = true;
+            }
+        }
         for e in &events {
             journal_event(
                 &mut journal,

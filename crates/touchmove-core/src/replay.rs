@@ -226,9 +226,12 @@ pub fn drive_numbered(
                 error,
             })?;
     }
+    let mut end = trace.records.last().map_or(0, |r| r.t);
     while let Some(deadline) = session.next_board_deadline() {
         session.advance(deadline, &mut events);
+        end = end.max(deadline);
     }
+    session.input_ended(end, &mut events);
     Ok(events)
 }
 

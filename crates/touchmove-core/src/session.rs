@@ -273,6 +273,15 @@ impl Session {
             .min()
     }
 
+    /// The input is over at `t` (a trace replayed to its end, after its
+    /// last deadline): lines kept on probation give way to the fewer
+    /// plies beside them (see [`Inference::input_ended`]).
+    pub fn input_ended(&mut self, t: Millis, out: &mut Vec<Event>) {
+        self.advance(t, out);
+        self.inference.input_ended(t);
+        self.collect(out);
+    }
+
     fn clock_deadline(&self) -> Option<Millis> {
         if self.inference.game().is_over() {
             return None;

@@ -189,16 +189,21 @@ impl Inference {
         } else {
             missed::explanations(&pos, board, self.white, max_plies, missed::Roam::Short)
         };
+        let mut on_probation = Vec::new();
         if seen == Seen::OnlyLifted {
             let lifted = self.turn.seen();
             lines.retain(|line| line.iter().all(|m| (moving_from(m) & !lifted).is_empty()));
-        } else if !resumed && (board & !pos.board().occupied()).any() {
-            // Nobody saw the hands: the plies may also have been more,
-            // with the other side to move. (Not where pieces are only
-            // missing: a piece lifted is no tempo line.)
-            let longer =
-                missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max_plies);
-            lines.extend(longer);
+        } else if !resumed {
+            // Nobody saw the hands: the plies may also have been two more,
+            // with the same side to move (kept on probation).
+            on_probation = missed::two_plies_longer(&pos, board, self.white, &lines, max_plies);
+            // Or one more, with the other side to move. (Not where pieces
+            // are only missing: a piece lifted is no tempo line.)
+            if (board & !pos.board().occupied()).any() {
+                let longer =
+                    missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max_plies);
+                lines.extend(longer);
+            }
         }
         if resumed {
             // Read again after a restart: a move made while the daemon was
@@ -255,7 +260,7 @@ impl Inference {
             }
         }
         lines.extend(shorter);
-        self.hypothesise(t, lines);
+        self.hypothesise_with_longer(t, lines, on_probation);
         true
     }
 
@@ -305,14 +310,11 @@ impl Inference {
             .into_iter()
             .filter(|line| jump || line.iter().all(|m| (must_lift(m) & !seen).is_empty()))
             .collect();
+        let mut on_probation = Vec::new();
         if jump {
-            let longer = missed::with_the_other_side_to_move(
-                &pos,
-                board,
-                self.white,
-                &lines,
-                self.config.max_missed_plies,
-            );
+            let max = self.config.max_missed_plies;
+            on_probation = missed::two_plies_longer(&pos, board, self.white, &lines, max);
+            let longer = missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max);
             lines.extend(longer);
         } else if lines.is_empty() {
             lines = self.played_on_after_unseen_plies(&pos, board);
@@ -320,7 +322,7 @@ impl Inference {
         if lines.is_empty() {
             return false;
         }
-        self.hypothesise(t, lines);
+        self.hypothesise_with_longer(t, lines, on_probation);
         true
     }
 

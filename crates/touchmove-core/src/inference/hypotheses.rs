@@ -39,6 +39,12 @@ pub(super) struct Line {
     /// Settles in a row at which other lines saw a move made while this
     /// one only waited for a hand at work.
     pub stalled: u8,
+    /// Plies added to the line since it was opened.
+    pub added: u8,
+    /// Two plies longer than the fewest that explained the board, with
+    /// the same side to move: kept only while lines of the fewest plies
+    /// have not gone [`PROBATION_PLIES`] on.
+    pub on_probation: bool,
 }
 
 impl Line {
@@ -52,6 +58,8 @@ impl Line {
             under_lifts: false,
             since: t,
             stalled: 0,
+            added: self.added.saturating_add(1),
+            on_probation: self.on_probation,
         }
     }
 
@@ -63,9 +71,31 @@ impl Line {
             under_lifts: false,
             since: t,
             stalled: 0,
+            added: 0,
+            on_probation: false,
+        }
+    }
+
+    /// `more`, plies the sensors missed after this line's, read at `t`.
+    fn then_missed(&self, more: &[Move], t: Millis) -> Line {
+        let mut plies = self.plies.clone();
+        plies.extend_from_slice(more);
+        Line {
+            added: self
+                .added
+                .saturating_add(u8::try_from(more.len()).unwrap_or(u8::MAX)),
+            on_probation: self.on_probation,
+            ..Line::missed(plies, t)
         }
     }
 }
+
+/// Plies the lines of the fewest plies may go on while lines two plies
+/// longer stay open beside them: beyond, nothing told them apart and the
+/// fewer plies are recorded (parsimony), as if the longer were never
+/// sought. (A bishop that stood elsewhere under the longer line moved
+/// four plies on in the case that asked for them.)
+const PROBATION_PLIES: u8 = 8;
 
 /// Lines of plies from the recorded position, each leading to a position
 /// the board may show.
@@ -83,9 +113,24 @@ impl Inference {
     /// Several lines (or one, with a move in progress also possible)
     /// explain the board: record what is certain, keep the rest open.
     pub(super) fn hypothesise(&mut self, t: Millis, lines: Vec<Vec<Move>>) {
+        self.hypothesise_with_longer(t, lines, Vec::new());
+    }
+
+    /// [`Self::hypothesise`], with lines two plies longer (the same side
+    /// to move) kept on probation beside them.
+    pub(super) fn hypothesise_with_longer(
+        &mut self,
+        t: Millis,
+        lines: Vec<Vec<Move>>,
+        longer: Vec<Vec<Move>>,
+    ) {
         let lines = lines
             .into_iter()
             .map(|plies| Line::missed(plies, t))
+            .chain(longer.into_iter().map(|plies| Line {
+                on_probation: true,
+                ..Line::missed(plies, t)
+            }))
             .collect();
         // The hands keep what they did: a piece lifted before the jump may
         // be the one a line's next move makes. Not on a board that nothing
@@ -240,9 +285,7 @@ impl Inference {
                 .into_iter()
                 .filter(|more| more.iter().all(|m| (must_lift(m) & !seen).is_empty()))
             {
-                let mut plies = line.plies.clone();
-                plies.extend(more);
-                next.push(Line::missed(plies, t));
+                next.push(line.then_missed(&more, t));
             }
         }
         if next.is_empty() {
@@ -317,6 +360,7 @@ impl Inference {
     /// remains; else keeps them open and announces them.
     fn settle_lines(&mut self, t: Millis, mut pending: Pending) {
         dedupe(&mut pending.lines);
+        end_probation(&mut pending.lines);
         pending.lines.truncate(MAX_LINES);
         // Lines that all reach one position (a transposition, a promoted
         // piece taken before it moved): the position is certain and the
@@ -389,6 +433,18 @@ impl Inference {
         self.pending = Some(pending);
     }
 
+    /// Nothing more will be read (the trace is over): lines kept on probation beside lines of fewer plies are
+    /// dropped (parsimony), and what remains is recorded or stays open.
+    pub(super) fn end_probation_now(&mut self, t: Millis) {
+        let Some(mut pending) = self.pending.take() else {
+            return;
+        };
+        if pending.lines.iter().any(|l| !l.on_probation) {
+            pending.lines.retain(|l| !l.on_probation);
+        }
+        self.settle_lines(t, pending);
+    }
+
     /// Whether lines are open.
     pub(super) fn has_open_lines(&self) -> bool {
         self.pending.is_some()
@@ -414,7 +470,11 @@ impl Inference {
         let mut plies = line.plies;
         let seen = if line.seen_last { plies.pop() } else { None };
         let hands = self.turn.clone();
+        // A piece named while the lines were open is the seen promotion's
+        // (3.7e): the missed plies recorded first do not use it up.
+        let named = self.promotion_choice;
         self.adopt(t, plies);
+        self.promotion_choice = self.promotion_choice.or(named);
         if let Some(m) = seen.filter(|m| m.is_promotion())
             && !self.game.is_over()
         {
@@ -487,6 +547,18 @@ fn dedupe(lines: &mut Vec<Line>) {
         i += 1;
         keep[i - 1]
     });
+}
+
+/// Lines on probation are dropped once a line of the fewest plies has
+/// gone [`PROBATION_PLIES`] on beside them (a line on probation that alone
+/// remains is a line like any other).
+fn end_probation(lines: &mut Vec<Line>) {
+    let expired = lines
+        .iter()
+        .any(|l| !l.on_probation && l.added >= PROBATION_PLIES);
+    if expired {
+        lines.retain(|l| !l.on_probation);
+    }
 }
 
 /// How many leading plies all lines share.

@@ -32,6 +32,10 @@ const NODE_BUDGET: usize = 200_000;
 /// longer lines twic 319 needs.)
 const LONGER_BUDGET: usize = 25_000;
 
+/// The most positions the search for lines two plies longer visits
+/// (kept on probation: a rare case, searched on every jump).
+const PROBATION_BUDGET: usize = 5_000;
+
 /// Up to this many plies, pieces that do not stand on a changed square may
 /// move too (and come back later).
 const ROAM_DEPTH: usize = 4;
@@ -103,9 +107,8 @@ pub fn explanations(
 /// single move's board; tempo moves out and back included) that leave the
 /// board the same with the other side to move: the next move seen tells
 /// them apart at once. `lines` are those [`explanations`] found with the
-/// same `max_plies`. Lines two plies longer are not sought: a king and
-/// rook swapped by them may never be told apart, and the fewer plies are
-/// far likelier (parsimony). Bounded by its own node budget: it runs on
+/// same `max_plies`. Lines two plies longer (the same side to move) are
+/// [`two_plies_longer`]'s. Bounded by its own node budget: it runs on
 /// every jump.
 pub fn with_the_other_side_to_move(
     pos: &Chess,
@@ -153,6 +156,48 @@ pub fn with_the_other_side_to_move(
         );
     }
     longer
+}
+
+/// After a jump of two plies or more, lines two plies longer that leave
+/// the board the same with the same side to move (a rook that went on to
+/// its square by way of another, a capture on another square): only a
+/// later move of a piece that stands elsewhere under them tells them
+/// apart, which may come several moves on, or never (a king and rook
+/// that swapped squares). Pieces off the changed squares do not roam.
+/// The caller keeps them on probation: fewer plies are far likelier
+/// (parsimony). `lines` are those [`explanations`] found.
+pub fn two_plies_longer(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    lines: &[Vec<Move>],
+    max_plies: usize,
+) -> Vec<Vec<Move>> {
+    let Some(fewest) = lines.iter().map(Vec::len).min() else {
+        return Vec::new();
+    };
+    let depth = fewest + 2;
+    if fewest < 2 || depth > max_plies {
+        return Vec::new();
+    }
+    let mut nodes = 0;
+    let found = at_depth(
+        pos,
+        target,
+        white,
+        depth,
+        Roam::Never,
+        &mut nodes,
+        PROBATION_BUDGET,
+    );
+    if nodes > PROBATION_BUDGET {
+        return Vec::new();
+    }
+    found
+        .into_iter()
+        .map(|(_, line)| line)
+        .filter(|line| !lines.contains(line))
+        .collect()
 }
 
 /// [`search`], with the roaming rule given.
@@ -430,5 +475,24 @@ mod tests {
         let three = occupancy_after_line(&pos, &["a2a3", "a7a6", "h2h3"]);
         assert!(!reachable(&pos, three, 2));
         assert!(reachable(&pos, three, 3));
+    }
+    /// `...Qf4 Re1 Qxe3+ Rxe3` leaves the board of `...Qxd3 Rxd3`, with
+    /// the same side to move: the fewest plies are the two, and the four
+    /// are a line two plies longer (the rook by way of e1, not roaming).
+    #[test]
+    fn a_capture_on_another_square_is_a_line_two_plies_longer() {
+        let pos = position("r1b1r1k1/1p3pp1/2p1n2p/p3pq2/P7/3BQ2P/NPP3P1/R2R2K1 b - - 3 22");
+        let target = occupancy_after_line(&pos, &["f5f4", "d1e1", "f4e3", "e1e3"]);
+        let lines = explanations(&pos, target, None, 4, Roam::Short);
+        let fewest: Vec<Vec<String>> = lines.iter().map(|l| uci(l)).collect();
+        assert!(fewest.contains(&vec!["f5d3".to_owned(), "d1d3".to_owned()]));
+        assert!(lines.iter().all(|l| l.len() <= 3));
+        let longer = two_plies_longer(&pos, target, None, &lines, 4);
+        let longer: Vec<Vec<String>> = longer.iter().map(|l| uci(l)).collect();
+        assert!(longer.contains(&["f5f4", "d1e1", "f4e3", "e1e3"].map(String::from).to_vec()));
+        assert!(longer.iter().all(|l| l.len() == 4));
+        // Not beyond the plies allowed, and not after one ply (those are
+        // the lines with the other side to move).
+        assert!(two_plies_longer(&pos, target, None, &lines, 3).is_empty());
     }
 }

@@ -889,6 +889,16 @@ impl Inference {
         self.game_over(t, end);
     }
 
+    /// The input is over (a trace replayed to its end): nothing more will
+    /// tell open lines apart. Lines two plies longer than the fewest,
+    /// kept on probation, give way to the fewer plies (parsimony); lines
+    /// that are equally short stay open (certainty first).
+    pub fn input_ended(&mut self, t: Millis) {
+        if !self.game.is_over() {
+            self.end_probation_now(t);
+        }
+    }
+
     /// The board has stood still for the settle time: conclude.
     fn evaluate(&mut self, t: Millis) {
         self.evaluate_board(t);
