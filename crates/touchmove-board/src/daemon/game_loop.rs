@@ -291,6 +291,8 @@ impl GameLoop {
                     && session.next_board_deadline().is_none()
                     && self.current.finished_at.is_none()
                 {
+                    // Nothing more will tell open lines apart.
+                    session.input_ended(t, out);
                     self.current.finished_at = Some(self.config.clock.now());
                 }
             }
@@ -299,6 +301,7 @@ impl GameLoop {
                 Err(SensorError::Exhausted) => {
                     if self.current.finished_at.is_none() {
                         tracing::info!("{}: no more scans", board.describe());
+                        session.input_ended(t, out);
                         self.current.finished_at = Some(self.config.clock.now());
                     }
                 }
