@@ -368,6 +368,47 @@ fn lines_two_plies_longer_give_way_to_the_fewer_at_the_end_of_the_trace() {
 }
 
 #[test]
+fn lines_two_plies_longer_give_way_to_the_fewer_when_a_player_resigns() {
+    // The same jump; White resigns after the last record instead of the
+    // trace ending: the fewer plies are recorded before the game ends.
+    let (start, moves, s, window) = corpus_jump("197308bcf.pgn", 12, 144, &HandStyle::casual());
+    let mut session = touchmove_core::replay::session_for(
+        &s.trace,
+        Some(Profile::Casual),
+        None,
+        None,
+        None,
+        None,
+    )
+    .unwrap();
+    let mut events = Vec::new();
+    for record in &s.trace.records {
+        session.apply(record, &mut events).unwrap();
+    }
+    let mut t = s.trace.records.last().unwrap().t;
+    while let Some(deadline) = session.next_board_deadline() {
+        session.advance(deadline, &mut events);
+        t = deadline;
+    }
+    let before = support::played_uci(&session).len();
+    assert!(before < window.1, "the jump was recorded before the end");
+    assert!(session.resign(t + 1000, shakmaty::Color::White, &mut events));
+    let played = support::played_uci(&session);
+    let source = support::source_uci(&start, &moves);
+    assert_eq!(played[..], source[..played.len()]);
+    assert!(played.len() > window.1, "{played:?}");
+    let over = events
+        .iter()
+        .position(|e| matches!(e.kind, EventKind::GameOver { .. }))
+        .unwrap();
+    let last_move = events
+        .iter()
+        .rposition(|e| matches!(e.kind, EventKind::Move { .. }))
+        .unwrap();
+    assert!(last_move < over, "a move recorded after the game ended");
+}
+
+#[test]
 fn a_lines_next_ply_is_read_from_lifts_made_since_its_last_ply() {
     // Jumps once read wrongly: with the lines open for several plies, the
     // lifts of their earlier plies (a queen's from b3) were taken for the

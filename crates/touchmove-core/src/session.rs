@@ -275,7 +275,8 @@ impl Session {
 
     /// The input is over at `t` (a trace replayed to its end, after its
     /// last deadline): lines kept on probation give way to the fewer
-    /// plies beside them (see [`Inference::input_ended`]).
+    /// plies beside them (see [`Inference::input_ended`]). A resignation,
+    /// an agreed draw and a flag that ends the game do the same first.
     pub fn input_ended(&mut self, t: Millis, out: &mut Vec<Event>) {
         self.advance(t, out);
         self.inference.input_ended(t);
@@ -368,6 +369,11 @@ impl Session {
                 } => (color, at, Some(last_period)),
             };
             self.clock_event(at, "flag", out);
+            if both_last != Some(false) {
+                // The game ends on the flag: nothing more will tell open
+                // lines apart.
+                self.inference.input_ended(at);
+            }
             let end = match both_last {
                 // 6.12a of 2005: both flags down in a period that is not
                 // the last: play goes on.
@@ -624,6 +630,7 @@ impl Session {
         if !self.inference.is_started() {
             return false;
         }
+        self.inference.input_ended(t);
         let end = self.inference.game_mut().resign(side);
         self.end_by_decision(t, end, out)
     }
@@ -634,6 +641,7 @@ impl Session {
         if !self.inference.is_started() {
             return false;
         }
+        self.inference.input_ended(t);
         let end = self.inference.game_mut().agree_draw();
         self.end_by_decision(t, end, out)
     }

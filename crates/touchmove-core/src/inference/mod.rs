@@ -889,7 +889,8 @@ impl Inference {
         self.game_over(t, end);
     }
 
-    /// The input is over (a trace replayed to its end): nothing more will
+    /// The input is over (a trace replayed to its end, the game about to
+    /// end by a decision or a flag): nothing more will
     /// tell open lines apart. Lines two plies longer than the fewest,
     /// kept on probation, give way to the fewer plies (parsimony); lines
     /// that are equally short stay open (certainty first).
