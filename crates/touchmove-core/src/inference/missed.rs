@@ -136,24 +136,12 @@ pub fn with_the_other_side_to_move(
         if depth == fewest + 1 && depth > ROAM_DEPTH {
             continue;
         }
-        let found = at_depth(
-            pos,
-            target,
-            white,
-            depth,
-            Roam::Short,
-            &mut nodes,
-            LONGER_BUDGET,
-        );
-        if nodes > LONGER_BUDGET {
+        let budget = (&mut nodes, LONGER_BUDGET);
+        let Some(found) = new_lines_at(pos, target, white, depth, Roam::Short, budget, lines)
+        else {
             break;
-        }
-        longer.extend(
-            found
-                .into_iter()
-                .map(|(_, line)| line)
-                .filter(|line| !lines.contains(line)),
-        );
+        };
+        longer.extend(found);
     }
     longer
 }
@@ -180,24 +168,33 @@ pub fn two_plies_longer(
     if fewest < 2 || depth > max_plies {
         return Vec::new();
     }
-    let mut nodes = 0;
-    let found = at_depth(
-        pos,
-        target,
-        white,
-        depth,
-        Roam::Never,
-        &mut nodes,
-        PROBATION_BUDGET,
-    );
-    if nodes > PROBATION_BUDGET {
-        return Vec::new();
+    let budget = (&mut 0, PROBATION_BUDGET);
+    new_lines_at(pos, target, white, depth, Roam::Never, budget, lines).unwrap_or_default()
+}
+
+/// The lines of exactly `depth` plies reaching `target` that are not
+/// among `known`, counting the positions visited into `nodes`; `None`
+/// once the search went past `budget` (not explained is the safe answer).
+fn new_lines_at(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    depth: usize,
+    roam_rule: Roam,
+    (nodes, budget): (&mut usize, usize),
+    known: &[Vec<Move>],
+) -> Option<Vec<Vec<Move>>> {
+    let found = at_depth(pos, target, white, depth, roam_rule, nodes, budget);
+    if *nodes > budget {
+        return None;
     }
-    found
-        .into_iter()
-        .map(|(_, line)| line)
-        .filter(|line| !lines.contains(line))
-        .collect()
+    Some(
+        found
+            .into_iter()
+            .map(|(_, line)| line)
+            .filter(|line| !known.contains(line))
+            .collect(),
+    )
 }
 
 /// [`search`], with the roaming rule given.
