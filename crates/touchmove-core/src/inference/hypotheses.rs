@@ -433,8 +433,10 @@ impl Inference {
         self.pending = Some(pending);
     }
 
-    /// Nothing more will be read (the trace is over): lines kept on probation beside lines of fewer plies are
-    /// dropped (parsimony), and what remains is recorded or stays open.
+    /// Nothing more will be read (the trace is over, the game ends by a
+    /// decision or a flag): lines kept on probation beside lines of fewer
+    /// plies are dropped (parsimony), and what remains is recorded or
+    /// stays open.
     pub(super) fn end_probation_now(&mut self, t: Millis) {
         let Some(mut pending) = self.pending.take() else {
             return;

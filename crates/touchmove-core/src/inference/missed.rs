@@ -473,6 +473,7 @@ mod tests {
         assert!(!reachable(&pos, three, 2));
         assert!(reachable(&pos, three, 3));
     }
+
     /// `...Qf4 Re1 Qxe3+ Rxe3` leaves the board of `...Qxd3 Rxd3`, with
     /// the same side to move: the fewest plies are the two, and the four
     /// are a line two plies longer (the rook by way of e1, not roaming).
@@ -481,15 +482,14 @@ mod tests {
         let pos = position("r1b1r1k1/1p3pp1/2p1n2p/p3pq2/P7/3BQ2P/NPP3P1/R2R2K1 b - - 3 22");
         let target = occupancy_after_line(&pos, &["f5f4", "d1e1", "f4e3", "e1e3"]);
         let lines = explanations(&pos, target, None, 4, Roam::Short);
-        let fewest: Vec<Vec<String>> = lines.iter().map(|l| uci(l)).collect();
-        assert!(fewest.contains(&vec!["f5d3".to_owned(), "d1d3".to_owned()]));
+        let found: Vec<Vec<String>> = lines.iter().map(|l| uci(l)).collect();
+        assert!(found.contains(&vec!["f5d3".to_owned(), "d1d3".to_owned()]));
         assert!(lines.iter().all(|l| l.len() <= 3));
         let longer = two_plies_longer(&pos, target, None, &lines, 4);
         let longer: Vec<Vec<String>> = longer.iter().map(|l| uci(l)).collect();
         assert!(longer.contains(&["f5f4", "d1e1", "f4e3", "e1e3"].map(String::from).to_vec()));
         assert!(longer.iter().all(|l| l.len() == 4));
-        // Not beyond the plies allowed, and not after one ply (those are
-        // the lines with the other side to move).
+        // Not beyond the plies allowed.
         assert!(two_plies_longer(&pos, target, None, &lines, 3).is_empty());
     }
 }

@@ -890,10 +890,10 @@ impl Inference {
     }
 
     /// The input is over (a trace replayed to its end, the game about to
-    /// end by a decision or a flag): nothing more will
-    /// tell open lines apart. Lines two plies longer than the fewest,
-    /// kept on probation, give way to the fewer plies (parsimony); lines
-    /// that are equally short stay open (certainty first).
+    /// end by a decision or a flag): nothing more will tell open lines
+    /// apart. Lines two plies longer than the fewest, kept on probation,
+    /// give way to the fewer plies (parsimony); lines that are equally
+    /// short stay open (certainty first).
     pub fn input_ended(&mut self, t: Millis) {
         if !self.game.is_over() {
             self.end_probation_now(t);
