@@ -4,7 +4,13 @@
 mod support;
 
 use shakmaty::Color::{Black, White};
+use shakmaty::Role;
 use support::{Hands, Outcome, alerts, kinds, played_uci};
+use touchmove_core::clock::TimeControl;
+use touchmove_core::events::EventKind;
+use touchmove_core::game::{Profile, Start};
+use touchmove_core::replay::drive;
+use touchmove_core::session::{Session, SessionConfig};
 
 /// The record is these moves, with no alert.
 fn read_exactly(out: &Outcome, moves: &[&str]) {
@@ -678,4 +684,107 @@ fn a_slide_whose_first_step_reads_in_one_scan_is_a_piece_in_the_hand_not_a_jump(
     h.place_then("h3", 1200).clock_then(Black, 1000);
     let out = h.run();
     read_exactly(&out, &["c3h3"]);
+}
+
+/// A promotion with its new piece still in the mover's hand or on its
+/// way: White's pawn on e7, Black's king far away and his rook on h2, so
+/// that no new piece gives check and Black's reply is the same under each.
+const PROMOTION: &str = "8/4P3/8/k7/8/8/7r/4K3 w - - 0 1";
+
+/// The plies' `move_completed` events, in order.
+fn completed(out: &Outcome) -> Vec<usize> {
+    out.events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::MoveCompleted { ply } => Some(ply),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_promotion_named_after_the_next_movers_grab_is_the_piece_named() {
+    // e8=N: Black grabs his rook 200 ms after the new piece is set down
+    // (the move is made, 1.1 and 4.6), the knight is named 100 ms later
+    // (3.7e), then White presses (6.7). The record waited for the name.
+    let mut h = Hands::new(Some(PROMOTION), "fide-blitz");
+    h.wait(1000).lift_then("e7", 300).place_then("e8", 200);
+    h.lift_then("h2", 100).promote(Role::Knight);
+    h.clock_then(White, 300).place_then("h7", 300);
+    h.clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["e7e8n", "h2h7"]);
+    assert_eq!(completed(&out), [1, 2]);
+}
+
+#[test]
+fn a_promotion_named_after_the_movers_press_is_the_piece_named() {
+    // e8=R, pressed before it is named; Black then plays Rh7. The press
+    // completes the move (6.7) once it is recorded, and its clock reading
+    // is the ply's.
+    let mut h = Hands::new(Some(PROMOTION), "fide-blitz");
+    h.wait(1000).lift_then("e7", 300).place_then("e8", 250);
+    h.clock_then(White, 150).promote(Role::Rook);
+    h.lift_then("h2", 300).place_then("h7", 300);
+    h.clock_then(Black, 1000);
+    let mut session = Session::new(
+        SessionConfig {
+            profile: "fide-blitz".parse::<Profile>().unwrap(),
+            start: Start::from_fen(PROMOTION).unwrap(),
+            time_control: Some(TimeControl::parse_human("3+2").unwrap()),
+            ..SessionConfig::default()
+        },
+        None,
+    );
+    let events = drive(&mut session, &h.trace, "hands").unwrap();
+    let out = Outcome { events, session };
+    read_exactly(&out, &["e7e8r", "h2h7"]);
+    assert_eq!(completed(&out), [1, 2]);
+    let first = &out.session.game().moves()[0];
+    // 3 minutes, 1,550 ms used, 2 s added at the press.
+    assert_eq!(first.clock_ms, Some(180_000 - 1_550 + 2_000));
+}
+
+#[test]
+fn a_promoted_piece_taken_before_it_is_named_is_the_piece_named() {
+    // e8=B, and Black's rook on h8 takes it at once: his hand lifts the
+    // new piece 150 ms after it was set down, White presses, the bishop
+    // is named 60 ms later, and the rook lands on e8.
+    let mut h = Hands::new(Some("7r/4P3/8/k7/8/8/8/4K3 w - - 0 1"), "fide-blitz");
+    h.wait(1000).lift_then("e7", 300).place_then("e8", 150);
+    h.lift_then("e8", 60)
+        .clock_then(White, 60)
+        .promote(Role::Bishop);
+    h.lift_then("h8", 250).place_then("e8", 300);
+    h.clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["e7e8b", "h8e8"]);
+    assert_eq!(completed(&out), [1, 2]);
+}
+
+#[test]
+fn a_promotion_never_named_is_a_queen_once_the_next_move_stands() {
+    // No name comes: the queen (3.7e) is recorded when Black's rook is
+    // set down, and Black's move is read under it.
+    let mut h = Hands::new(Some(PROMOTION), "fide-blitz");
+    h.wait(1000).lift_then("e7", 300).place_then("e8", 200);
+    h.lift_then("h2", 100).clock_then(White, 300);
+    h.place_then("h7", 300).clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["e7e8q", "h2h7"]);
+    assert_eq!(completed(&out), [1, 2]);
+}
+
+#[test]
+fn without_a_clock_a_promotion_named_after_the_opponents_touch_is_the_piece_named() {
+    // No clock (the move is completed when the board settles): Black
+    // lifts his rook 200 ms after the new piece is set down, and the
+    // knight is named 100 ms later.
+    let mut h = Hands::new(Some(PROMOTION), "casual");
+    h.wait(1000).lift_then("e7", 300).place_then("e8", 200);
+    h.lift_then("h2", 100).promote(Role::Knight);
+    h.wait(300).place_then("h7", 1000);
+    let out = h.run();
+    read_exactly(&out, &["e7e8n", "h2h7"]);
+    assert_eq!(completed(&out), [1, 2]);
 }

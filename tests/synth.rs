@@ -495,6 +495,7 @@ fn promotions_set_down_or_direct_with_the_choice_entered_when_needed() {
             PromoteInput::Before,
             PromoteInput::After,
             PromoteInput::Omitted,
+            PromoteInput::Late,
         ] {
             let style = style_only(|s| {
                 s.promotion = Mix::only(hands);
@@ -520,7 +521,10 @@ fn promotions_set_down_or_direct_with_the_choice_entered_when_needed() {
                     .trace
                     .records
                     .iter()
-                    .filter(|r| r.t >= m.first_lift && r.t <= m.clock.unwrap())
+                    // (A late name may follow the press.)
+                    .filter(|r| {
+                        r.t >= m.first_lift && r.t <= m.clock.unwrap().max(m.last_release + 300)
+                    })
                     .filter_map(|r| match r.record {
                         Record::Promote(r2) => Some((r_t(r), r2)),
                         _ => None,
@@ -533,6 +537,12 @@ fn promotions_set_down_or_direct_with_the_choice_entered_when_needed() {
                     (PromoteInput::Omitted, Role::Queen) => assert!(promotes.is_empty()),
                     (PromoteInput::Omitted, _) => {
                         assert_eq!(promotes.len(), 1, "an under-promotion is always entered");
+                        assert_eq!(promotes[0].1, role);
+                    }
+                    (PromoteInput::Late, _) => {
+                        assert_eq!(promotes.len(), 1);
+                        let after = promotes[0].0 - m.last_release;
+                        assert!((50..=300).contains(&after), "{after} ms after the release");
                         assert_eq!(promotes[0].1, role);
                     }
                     (PromoteInput::Before, _) => {

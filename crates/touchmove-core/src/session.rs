@@ -121,6 +121,10 @@ pub struct Session {
     seq: u64,
     changes: Vec<SettledChange>,
     faults: Vec<SensorFault>,
+    /// The clock reading of a press that completed a promotion not yet
+    /// recorded (its piece unnamed, 3.7e): (ply, remaining, used), for the
+    /// record's `[%clk]` once the ply is recorded.
+    awaiting_clock: Option<(usize, Millis, Millis)>,
 }
 
 impl std::fmt::Debug for Session {
@@ -146,6 +150,7 @@ impl Session {
             seq: 0,
             changes: Vec::new(),
             faults: Vec::new(),
+            awaiting_clock: None,
         }
     }
 
@@ -179,6 +184,7 @@ impl Session {
             seq: resume.next_seq,
             changes: Vec::new(),
             faults: Vec::new(),
+            awaiting_clock: None,
         };
         let t = resume.t.max(resume.clock.map_or(0, |c| c.t));
         if let (Some(tc), Some(reading)) = (&session.config.time_control, resume.clock)
@@ -408,6 +414,14 @@ impl Session {
                     self.clock_event(t, "press", out);
                 }
             }
+            PressMeaning::Awaiting { ply } => {
+                if let Some(clock) = &mut self.clock
+                    && let Ok(Press::Completed(done)) = clock.press(t, side)
+                {
+                    self.awaiting_clock = Some((ply, done.remaining_ms, done.used_ms));
+                    self.clock_event(t, "press", out);
+                }
+            }
             PressMeaning::Illegal(ruling) => {
                 if let IllegalMovePenalty::TimeToOpponent(ms) = ruling.penalty
                     && let Some(clock) = &mut self.clock
@@ -530,6 +544,14 @@ impl Session {
         }
         if let Some(t) = inferred_at {
             self.follow_inferred_moves(t, out);
+        }
+        if let Some((ply, remaining, used)) = self.awaiting_clock
+            && self.inference.game().moves().len() >= ply
+        {
+            self.awaiting_clock = None;
+            self.inference
+                .game_mut()
+                .set_clock(ply, remaining, Some(used));
         }
     }
 

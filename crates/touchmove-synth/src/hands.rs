@@ -112,6 +112,10 @@ pub enum PromoteInput {
     After,
     /// Never: only when the new piece is a queen (the default choice).
     Omitted,
+    /// 50–300 ms after it is placed, whatever the other hands do
+    /// meanwhile: the next mover may already hold his piece (1.1) and the
+    /// mover may already have pressed his clock.
+    Late,
 }
 
 /// A player's habits at the board.

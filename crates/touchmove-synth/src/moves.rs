@@ -334,6 +334,10 @@ fn promote(
         }
     }
     table.put(to, new_piece);
+    if input == PromoteInput::Late {
+        let at = table.t + table.ms((50, 300));
+        table.button_at(at, Record::Promote(role));
+    }
     if input == PromoteInput::After {
         table.wait((100, 1200));
         // Never before the opponent's press, when the mover grabbed early.

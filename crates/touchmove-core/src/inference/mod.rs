@@ -145,6 +145,29 @@ struct PendingPromotion {
     from: Square,
     to: Square,
     since: Millis,
+    /// The move was made with its new piece still unnamed (see
+    /// [`ReleasedPromotion`]).
+    released: Option<ReleasedPromotion>,
+}
+
+/// A promotion made (4.6) by the next mover's touch (1.1) or completed by
+/// the mover's press (6.7) before its new piece was named (3.7e): the
+/// sensors cannot see which piece stands there, so the record waits for
+/// the name until the board needs the position (certainty first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ReleasedPromotion {
+    /// When the move was made.
+    at: Millis,
+    /// What the hands did after this is the next mover's (his turn).
+    hands_from: Option<Millis>,
+    /// The next mover's touches from this time on are his (4.3): after
+    /// the mover's press, or without a clock.
+    touches_from: Option<Millis>,
+    /// The mover pressed his clock: the move is completed once made (6.7).
+    pressed: bool,
+    /// The move as read under the next mover's lifts (two hands, 1.1),
+    /// to be made as such.
+    under_lifts: Option<two_hands::MadeUnder>,
 }
 
 /// What the hands did since the turn began (the last move made).
@@ -412,6 +435,9 @@ pub(crate) enum PressMeaning {
     Completed { ply: usize },
     /// The mover completed an illegal move (7.4 / 7.5).
     Illegal(IllegalMoveRuling),
+    /// The mover completed a promotion whose new piece is not yet named
+    /// (3.7e): this ply, once recorded, is completed by this press (6.7).
+    Awaiting { ply: usize },
     /// Not a press that changes the game (wrong player, second press, before the game).
     Ignored(&'static str),
 }
@@ -642,6 +668,9 @@ impl Inference {
         // (As `advance` concludes them: a promotion once the board has
         // settled, pieces missing once nothing has moved for the grace.)
         let promotion = match (self.promotion, self.config.completion) {
+            (Some(p), _) if let Some(r) = p.released => {
+                Some(r.at.saturating_add(self.config.promotion_wait_ms))
+            }
             (Some(p), Completion::Settle) if self.last_change.is_none() => {
                 Some(p.since.saturating_add(self.config.promotion_wait_ms))
             }
@@ -667,7 +696,14 @@ impl Inference {
         {
             self.evaluate(since.saturating_add(MISSING_GRACE_MS));
         }
+        if let Some(r) = self.released_promotion()
+            && t >= r.at.saturating_add(self.config.promotion_wait_ms)
+        {
+            // The name did not come: a queen (3.7e).
+            self.make_released_promotion(r.at.saturating_add(self.config.promotion_wait_ms));
+        }
         if let Some(p) = self.promotion
+            && p.released.is_none()
             && self.config.completion == Completion::Settle
             && self.last_change.is_none()
             && t >= p.since.saturating_add(self.config.promotion_wait_ms)
@@ -781,12 +817,27 @@ impl Inference {
             && self.promotion.is_some_and(|p| p.to != sq && p.from != sq)
             && self.config.completion == Completion::Settle
         {
-            self.make_promotion(t, Role::Queen);
+            let released = ReleasedPromotion {
+                at: t,
+                hands_from: Some(t.saturating_sub(1)),
+                touches_from: Some(t),
+                pressed: false,
+                under_lifts: None,
+            };
+            if !self.release_unnamed_promotion(released) {
+                let role = self.promotion_choice.take().unwrap_or(Role::Queen);
+                self.make_promotion(t, role);
+            }
         }
         self.lifted_since_stable.add(sq);
         self.turn.lifted_at[sq as usize] = Some(t);
         self.turn.active_at[sq as usize] = Some(t);
-        let piece = self.game.position().board().piece_at(sq);
+        // (The piece of a promotion whose name has not come is not known.)
+        let piece = self.game.position().board().piece_at(sq).filter(|_| {
+            !self
+                .promotion
+                .is_some_and(|p| p.released.is_some() && p.to == sq)
+        });
         self.emit(
             t,
             EventKind::PieceLifted {
@@ -895,6 +946,7 @@ impl Inference {
     /// give way to the fewer plies (parsimony); lines that are equally
     /// short stay open (certainty first).
     pub fn input_ended(&mut self, t: Millis) {
+        self.make_released_promotion(t);
         if !self.game.is_over() {
             self.end_probation_now(t);
         }
@@ -935,6 +987,14 @@ impl Inference {
                 self.new_game(t);
             }
             return;
+        }
+        if self.released_promotion().is_some() {
+            // The next mover's hand lifting pieces needs no position yet:
+            // the promotion's piece may still be named.
+            if !jump && self.only_lifted_since_release(board) {
+                return;
+            }
+            self.make_released_promotion(t);
         }
         if jump
             && unread
@@ -1001,8 +1061,11 @@ impl Inference {
             && let Some(made) = self.made_under_lifts(t, board, two_hands::Hands::NextMoversPieces)
         {
             self.make_under_lifts(t, made);
-            // The next mover's move may be on the board already.
-            self.make_what_the_hands_did(t, board, false);
+            // The next mover's move may be on the board already (once the
+            // move is recorded).
+            if self.released_promotion().is_none() {
+                self.make_what_the_hands_did(t, board, false);
+            }
             return;
         }
         // Before a move in progress: a jump may leave pieces missing that

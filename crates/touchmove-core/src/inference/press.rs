@@ -9,6 +9,17 @@ use super::*;
 impl Inference {
     /// `side` pressed the clock.
     pub(crate) fn clock_press(&mut self, t: Millis, side: Color) -> PressMeaning {
+        if let Some(released) = self.released_promotion() {
+            if side == self.game.turn() && !released.pressed {
+                // The mover's press for a promotion made before its piece
+                // was named completes it (6.7) once it is recorded.
+                self.release_unnamed_promotion(pressed_at(t));
+                return PressMeaning::Awaiting {
+                    ply: self.game.moves().len() + 1,
+                };
+            }
+            self.make_released_promotion(t);
+        }
         // Only the press of the player whose move is on the board releases
         // it: a late press for a move already made leaves the next mover's
         // hand at work (two hands, 1.1).
@@ -55,6 +66,12 @@ impl Inference {
             return PressMeaning::Ignored("the moves the sensors did not read are not yet known");
         }
         if movers_press && self.promotion.is_some() {
+            // Its piece not yet named (3.7e): the record waits for the name.
+            if self.release_unnamed_promotion(pressed_at(t)) {
+                return PressMeaning::Awaiting {
+                    ply: self.game.moves().len() + 1,
+                };
+            }
             let role = self.promotion_choice.take().unwrap_or(Role::Queen);
             self.make_promotion(t, role);
         }
@@ -168,6 +185,10 @@ impl Inference {
                 if self.made_unseen_under_lifts(t, self.board) {
                     return if self.pending.is_some() {
                         PressMeaning::Ignored("several legal moves explain the board")
+                    } else if self.release_unnamed_promotion(pressed_at(t)) {
+                        PressMeaning::Awaiting {
+                            ply: self.game.moves().len() + 1,
+                        }
                     } else {
                         completed(self.complete_awaiting(t))
                     };
@@ -288,6 +309,18 @@ impl Inference {
             self.alert = Alert::Reinstate;
         }
         PressMeaning::Illegal(ruling)
+    }
+}
+
+/// A promotion completed by the mover's press at `t` (6.7): the next
+/// mover's hands and touches from then on are his.
+fn pressed_at(t: Millis) -> ReleasedPromotion {
+    ReleasedPromotion {
+        at: t,
+        hands_from: Some(t),
+        touches_from: Some(t),
+        pressed: true,
+        under_lifts: None,
     }
 }
 

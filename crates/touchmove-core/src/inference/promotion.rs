@@ -1,12 +1,20 @@
 //! Promotion (3.7e): the pawn on the last rank and the new piece, named
 //! by the player (a button or the API) or, without a name, a queen.
 
+use super::two_hands::MadeUnder;
 use super::*;
 
 impl Inference {
     /// A promotion choice was entered.
     pub fn promote(&mut self, t: Millis, role: Role) {
         self.advance(t);
+        // The promotion was made before its piece was named: the name
+        // comes in time.
+        if self.released_promotion().is_some() {
+            self.promotion_choice = Some(role);
+            self.make_released_promotion(t);
+            return;
+        }
         // A promotion among moves the sensors did not read (3.7e): the
         // piece named tells the lines apart.
         if self.promotion_named(t, role) {
@@ -37,7 +45,121 @@ impl Inference {
         if self.promotion.map(|p| (p.from, p.to)) != Some((from, to)) {
             self.emit(t, EventKind::PromotionPending { square: to });
         }
-        self.promotion = Some(PendingPromotion { from, to, since: t });
+        self.promotion = Some(PendingPromotion {
+            from,
+            to,
+            since: t,
+            released: None,
+        });
+    }
+
+    /// The promotion on the board was made with its piece unnamed (the
+    /// next mover's touch, 1.1 and 4.6; the mover's press, 6.7): instead
+    /// of guessing a queen, the record waits for the name (3.7e) until the
+    /// board needs the position (a piece set down, the next mover's press),
+    /// [`InferenceConfig::promotion_wait_ms`] has passed, or the input ends;
+    /// only then is the piece a queen. False when no promotion awaits its
+    /// piece (one named is made at once instead).
+    pub(super) fn release_unnamed_promotion(&mut self, released: ReleasedPromotion) -> bool {
+        if self.promotion_choice.is_some() {
+            return false;
+        }
+        let Some(p) = &mut self.promotion else {
+            return false;
+        };
+        match &mut p.released {
+            Some(r) => {
+                r.pressed |= released.pressed;
+                r.touches_from = r.touches_from.or(released.touches_from);
+            }
+            None => p.released = Some(released),
+        }
+        true
+    }
+
+    /// The promotion made with its piece still unnamed, if one waits.
+    pub(super) fn released_promotion(&self) -> Option<ReleasedPromotion> {
+        self.promotion.and_then(|p| p.released)
+    }
+
+    /// The promotion made with its piece unnamed is recorded: the piece
+    /// named meanwhile, or a queen (3.7e). What the next mover's hands did
+    /// since it was made stays his turn's; the mover's press, if it came,
+    /// completes it (6.7).
+    pub(super) fn make_released_promotion(&mut self, t: Millis) {
+        let Some(released) = self.released_promotion() else {
+            return;
+        };
+        let old = self.turn.clone();
+        let mover = self.game.turn();
+        let plies = self.game.moves().len();
+        let role = self.promotion_choice.take().unwrap_or(Role::Queen);
+        match released.under_lifts {
+            // (Which touches are whose, this tells from the move's release.)
+            Some(made) => {
+                let mv = promoting_to(&made.mv, role).unwrap_or(made.mv);
+                let mv = if self.game.position().is_legal(mv) {
+                    mv
+                } else {
+                    made.mv
+                };
+                self.make_now_under_lifts(t, MadeUnder { mv, ..made });
+            }
+            None => {
+                // Touches since it was made are the next mover's, not the
+                // mover's (4.3 binds the player having the move).
+                self.turn.touches.retain(|x| x.at < released.at);
+                self.make_promotion(t, role);
+            }
+        }
+        if self.game.moves().len() != plies + 1 {
+            return;
+        }
+        if let Some(from) = released
+            .hands_from
+            .filter(|_| released.under_lifts.is_none())
+        {
+            self.carry_over(&old, from);
+        }
+        if let Some(from) = released
+            .touches_from
+            .filter(|_| released.under_lifts.is_none())
+        {
+            for x in old.touches.iter().filter(|x| x.at >= from) {
+                if let Some(piece) = self.game.position().board().piece_at(x.square)
+                    && piece.color != mover
+                {
+                    self.turn.touches.push(Touch { piece, ..*x });
+                }
+            }
+        }
+        if released.pressed
+            && let Some(ply) = self.awaiting_press.take()
+        {
+            self.emit(t, EventKind::MoveCompleted { ply });
+        }
+    }
+
+    /// Whether the board shows the promotion made with its piece unnamed,
+    /// but for pieces lifted since (the next mover's hand at work, perhaps
+    /// on the new piece to capture it): nothing there needs the position
+    /// yet. Not once a piece was set down since.
+    pub(super) fn only_lifted_since_release(&self, board: Bitboard) -> bool {
+        let Some((p, released)) = self.promotion.and_then(|p| Some((p, p.released?))) else {
+            return false;
+        };
+        if self.turn.placements.iter().any(|(t, _)| *t > released.at) {
+            return false;
+        }
+        let pos = self.game.position();
+        let Some(m) = pos
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.from() == Some(p.from) && m.to() == p.to)
+        else {
+            return false;
+        };
+        (board & !occupancy_after(pos, &m)).is_empty()
     }
 
     /// `m`, a promotion read from the board, made to the piece named

@@ -13,7 +13,7 @@ use super::*;
 pub(super) const RELEASE_MIN_MS: Millis = 90;
 
 /// A move found on the board under pieces lifted since it was made.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct MadeUnder {
     pub mv: Move,
     /// The squares lifted since the move was made: the next mover's hand.
@@ -188,6 +188,7 @@ impl Inference {
             || self.game.is_over()
             || self.awaiting_press.is_some()
             || self.pending.is_some()
+            || self.released_promotion().is_some()
             || !matches!(self.alert, Alert::None | Alert::Illegal { .. })
         {
             return;
@@ -204,20 +205,33 @@ impl Inference {
             let (old, before) = (self.turn.clone(), pos.clone());
             let plies = self.game.moves().len();
             self.evaluate(t);
-            // A promotion whose piece was not named is a queen (3.7e).
-            let role = self.promotion_choice.take().unwrap_or(Role::Queen);
-            self.make_promotion(t, role);
             // What the next mover's hand did after the move's pieces first
             // stood (a piece of the mover's taken off to capture it, his
             // own piece slid on) is his turn's, not lost with the mover's.
-            if self.game.moves().len() == plies + 1
-                && let Some(release) = old.first_arrival(&before, &m, t)
-            {
-                let release = if m.is_promotion() {
+            let release = old.first_arrival(&before, &m, t).map(|release| {
+                if m.is_promotion() {
                     swapped_at(&old, m.to(), release).unwrap_or(release)
                 } else {
                     release
-                };
+                }
+            });
+            // A promotion whose piece is not yet named (3.7e): the move is
+            // made, its record waits for the name.
+            let released = ReleasedPromotion {
+                at: t,
+                hands_from: release,
+                touches_from: None,
+                pressed: false,
+                under_lifts: None,
+            };
+            if self.release_unnamed_promotion(released) {
+                return;
+            }
+            let role = self.promotion_choice.take().unwrap_or(Role::Queen);
+            self.make_promotion(t, role);
+            if self.game.moves().len() == plies + 1
+                && let Some(release) = release
+            {
                 self.carry_over(&old, release);
             }
             return;
@@ -617,6 +631,30 @@ impl Inference {
     /// made after its release start the next turn (touches of the player
     /// now having the move, 4.3).
     pub(super) fn make_under_lifts(&mut self, t: Millis, made: MadeUnder) {
+        // A promotion whose piece is not yet named (3.7e): the move is
+        // made, its record waits for the name.
+        if let (Some(from), true) = (made.mv.from(), made.mv.is_promotion())
+            && self.promotion_choice.is_none()
+        {
+            self.promotion = Some(PendingPromotion {
+                from,
+                to: made.mv.to(),
+                since: made.release,
+                released: Some(ReleasedPromotion {
+                    at: t,
+                    hands_from: None,
+                    touches_from: None,
+                    pressed: false,
+                    under_lifts: Some(made),
+                }),
+            });
+            return;
+        }
+        self.make_now_under_lifts(t, made);
+    }
+
+    /// [`Self::make_under_lifts`], the move's piece known.
+    pub(super) fn make_now_under_lifts(&mut self, t: Millis, made: MadeUnder) {
         // Where the move's pieces came to stand.
         let before = self.game.position();
         let arrivals = arrival_squares(before, &made.mv);
