@@ -110,6 +110,17 @@ fn brushed_pieces_raise_no_touch_and_no_alert() {
     clean_under("nudges");
 }
 
+/// No clock: a move is completed once the board settles, so the hand that
+/// castles rook first (casual play) corrects a completed rook move.
+#[test]
+fn hands_without_a_clock_are_read_exactly() {
+    for name in ["casual", "random"] {
+        let mut style = HandStyle::by_name(name).unwrap().without_clock();
+        style.name = format!("{name}, no clock");
+        clean_with(&style, 41, 40);
+    }
+}
+
 /// Promotions named 50–300 ms after the new piece is set down, whatever
 /// the other hands do meanwhile: the next mover may already hold his
 /// piece, or the promoted one to take it (1.1), and the mover may already

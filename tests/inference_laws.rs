@@ -95,6 +95,43 @@ fn rook_first_in_casual_play_is_castling() {
 }
 
 #[test]
+fn rook_first_in_casual_play_without_a_clock_is_castling() {
+    // No clock: the rook's move is completed once it settles, and the
+    // king lifted then is the same hand correcting it (a takeback of the
+    // rook's move, then castling), not a touch out of turn.
+    let mut h = Hands::new(Some(CASTLE_READY), "casual");
+    h.wait(1000)
+        .carry("h1", "f1")
+        .wait(800)
+        .carry("e1", "g1")
+        .wait(1000);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e1g1"]);
+    assert!(
+        support::alerts(&out.events).is_empty(),
+        "{:?}",
+        kinds(&out.events)
+    );
+    assert!(kinds(&out.events).contains(&"takeback"));
+}
+
+#[test]
+fn rook_first_in_fide_without_a_clock_the_rook_move_stands() {
+    let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
+    h.wait(1000)
+        .carry("h1", "f1")
+        .wait(800)
+        .carry("e1", "g1")
+        .wait(1000);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["h1f1"]);
+    assert_eq!(
+        touch_moves(&out.events),
+        [("4.4b".to_owned(), "h1".to_owned())]
+    );
+}
+
+#[test]
 fn a_piece_moved_on_after_release_is_a_breach_and_the_first_move_stands() {
     for (profile, article) in [("fide-standard", "4.7"), ("fide-2005", "4.6")] {
         let mut h = Hands::new(None, profile);

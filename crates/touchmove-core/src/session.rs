@@ -524,6 +524,7 @@ impl Session {
             if started {
                 // seq counts within one game.
                 self.seq = 0;
+                self.awaiting_clock = None;
             } else if !self.inference.is_started() {
                 continue;
             }

@@ -40,8 +40,7 @@ impl Inference {
         let Some(last) = self.last_move.clone() else {
             return false;
         };
-        if self.game.moves().last().map(|m| m.mv) != Some(last.mv) || !self.turn.touches.is_empty()
-        {
+        if self.game.moves().last().map(|m| m.mv) != Some(last.mv) {
             return false;
         }
         let correction = last.before.legal_moves().into_iter().find(|m| {
@@ -53,6 +52,18 @@ impl Inference {
             return false;
         };
         let side = last.before.turn();
+        // Only the mover's hand was at work since: pieces of his that the
+        // correction moves (without a clock his move was completed when it
+        // settled, so his king lifted to castle after the rook reads as a
+        // touch). A touch of the next mover's makes it his turn.
+        let movers_hand = self
+            .turn
+            .touches
+            .iter()
+            .all(|x| x.piece.color == side && moving_from(&correction).contains(x.square));
+        if !movers_hand {
+            return false;
+        }
         if self.profile.is_fide() {
             let article = if correction.is_castle() {
                 "4.4b"
