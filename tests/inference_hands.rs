@@ -376,6 +376,29 @@ fn a_jump_two_plies_longer_is_told_by_a_later_move() {
 }
 
 #[test]
+fn a_jump_that_leaves_a_step_to_the_neighbouring_square_is_a_jump() {
+    // `Bb2 Ke4 Bf6 Kf5` unseen leaves the board of `Bf6` from e5, one
+    // square on, read in one reading. A slide's switches, one opening as
+    // the next closes, fall in one reading of a board read every
+    // millisecond only by chance: this is a jump, and the plies with the
+    // other side to move are a line too, which White's next move tells.
+    // It was read as `Bf6`, then White's move as out of turn.
+    for (profile, style) in [
+        (Profile::FideStandard, HandStyle::random()),
+        (Profile::Casual, HandStyle::casual()),
+    ] {
+        let (start, moves, s, window) = corpus_jump("twic1599.pgn", 531, 19774, &style);
+        assert_eq!(window, (103, 107));
+        let outcome = judge_jump(&s, &start, &moves, profile, window);
+        assert!(
+            matches!(outcome, Ok(JumpOutcome::Exact | JumpOutcome::Transposed)),
+            "{}: {outcome:?}",
+            profile.name()
+        );
+    }
+}
+
+#[test]
 fn lines_two_plies_longer_give_way_to_the_fewer_at_the_end_of_the_trace() {
     // `...Rfd8 Rg5+ Kf8` unseen, three plies before the game's end: lines
     // of five plies reach the same board and nothing after tells them

@@ -724,6 +724,62 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[102, 95]).unwrap();
     }
+
+    #[test]
+    fn a_board_set_in_one_reading_after_garbage_is_followed() {
+        // Garbage and stray toggles, then the board set one ply on in one
+        // reading and two quiet moves: the record stayed at the ply
+        // before, displaced.
+        check(
+            Profile::FideStandard,
+            true,
+            &[
+                Legal(37),
+                Legal(233),
+                Legal(58),
+                Legal(51),
+                Legal(249),
+                Legal(82),
+                Toggle(0),
+                Bounce(48),
+                Legal(220),
+                Clock(false),
+                Bounce(0),
+                Legal(154),
+                Legal(65),
+                Legal(160),
+                Garbage(18_752),
+                Legal(23),
+                Garbage(9_241_172_295_654_813_728),
+                Legal(215),
+                Toggle(19),
+            ],
+            &[121],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_board_set_after_toggles_read_as_an_illegal_move_is_followed() {
+        // Toggles on d1, f2 and f3 after 1.Na3 g6 (warned as an illegal
+        // queen move), then the board set to 2.e4 in one reading and two
+        // quiet moves: 2.f3 was once recorded and the record stayed there.
+        check(
+            Profile::FideBlitz,
+            true,
+            &[
+                Toggle(32),
+                Wait(157),
+                Legal(196),
+                Legal(6),
+                Toggle(3),
+                Toggle(13),
+                Toggle(21),
+            ],
+            &[130],
+        )
+        .unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -315,8 +315,11 @@ impl Session {
             // Raw activity the debounce suppressed still shows where a hand was.
             self.inference.flicker(t, flicker);
         }
-        self.inference
-            .raw(self.filter.raw(), self.filter.scan_period());
+        self.inference.raw(
+            self.filter.raw(),
+            self.filter.scan_period(),
+            self.filter.shortest_gap(),
+        );
         if first {
             self.inference
                 .initial(t, self.filter.settled(), self.filter.settled_colours());

@@ -188,6 +188,11 @@ impl Debounce {
         self.period.period()
     }
 
+    /// The shortest gap seen between two readings (see [`ScanPeriod`]).
+    pub fn shortest_gap(&self) -> Option<Millis> {
+        self.period.shortest_gap()
+    }
+
     /// The occupancy of the latest scan.
     pub fn raw(&self) -> Bitboard {
         Bitboard(self.raw_light | self.raw_dark)

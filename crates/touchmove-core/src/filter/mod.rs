@@ -135,6 +135,11 @@ impl Filter {
         self.state.as_ref().map_or(0, |s| s.debounce.scan_period())
     }
 
+    /// The shortest gap seen between two readings, if any.
+    pub fn shortest_gap(&self) -> Option<Millis> {
+        self.state.as_ref().and_then(|s| s.debounce.shortest_gap())
+    }
+
     /// The occupancy of the latest scan, unfiltered.
     pub fn raw(&self) -> Bitboard {
         self.state

@@ -44,6 +44,14 @@ impl ScanPeriod {
         }
     }
 
+    /// The shortest gap seen between two readings (below
+    /// [`MAX_SCAN_PERIOD_MS`]), if any: a board read every millisecond
+    /// soon shows 1 ms (contacts bounce), one read every 10 ms never less
+    /// than its period less its jitter.
+    pub fn shortest_gap(&self) -> Option<Millis> {
+        self.gap
+    }
+
     /// The scan period the readings show, in ms: 0 when they show none
     /// (too few readings yet, or readings timed to the millisecond).
     pub fn period(&self) -> Millis {

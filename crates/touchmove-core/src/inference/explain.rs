@@ -182,10 +182,10 @@ impl Inference {
         // (Not a whole move whose piece left and arrived in one scan: no
         // hand is that fast.)
         let in_hand = in_progress_at(&pos, board)
-            && !pos
-                .legal_moves()
-                .iter()
-                .any(|m| occupancy_after(&pos, m) == board && self.turn.unseen_in_one_scan(m));
+            && !pos.legal_moves().iter().any(|m| {
+                occupancy_after(&pos, m) == board
+                    && self.turn.unseen_in_one_scan(m, self.fine_scans())
+            });
         // Read again after the daemon was down: most often a hand was at
         // work when it stopped.
         let resumed = std::mem::take(&mut self.read_again);

@@ -37,6 +37,16 @@ const FLICKER_TOGGLES: u8 = 3;
 /// Raw toggles further apart than this start a new burst.
 const FLICKER_BURST_MS: Millis = 25;
 
+/// Readings this close together (or closer) show a board read every
+/// millisecond or so (a trace timed to the millisecond, its contacts'
+/// bounce 1–2 ms apart), not one read every 10 ms with some jitter.
+const FINE_SCAN_GAP_MS: Millis = 2;
+
+/// How soon before a step read in one reading a raw toggle on its squares
+/// shows a hand at work there (a piece hovering, a slide's switches
+/// bouncing), not the sensors unread.
+const HAND_NEAR_MS: Millis = 500;
+
 /// Raw toggles kept per turn (a chattering square must not grow the log
 /// without bound).
 const MAX_TOGGLES_KEPT: usize = 4096;
@@ -351,21 +361,31 @@ impl TurnHands {
 
     /// Whether `m`'s piece left its square and reached another in one
     /// scan, too far from it for a slide onto the neighbouring square
-    /// (whose switch may close as the one it leaves opens): no hand moves
-    /// that fast, the sensors were not read meanwhile — other plies may
-    /// have been played too (a tempo move out and back, with the other
-    /// side to move).
-    fn unseen_in_one_scan(&self, m: &Move) -> bool {
+    /// (whose switch may close as the one it leaves opens; but not within
+    /// one reading of a board read every millisecond, `fine_scans`): no
+    /// hand moves that fast, the sensors were not read meanwhile — other
+    /// plies may have been played too (a tempo move out and back, with the
+    /// other side to move).
+    fn unseen_in_one_scan(&self, m: &Move, fine_scans: bool) -> bool {
         let Move::Normal { from, to, .. } = *m else {
             return false;
         };
-        if shakmaty::attacks::king_attacks(from).contains(to) {
+        if !fine_scans && shakmaty::attacks::king_attacks(from).contains(to) {
             return false;
         }
         self.removals
             .iter()
             .filter(|(_, s)| *s == from)
             .any(|(left, _)| self.placements.iter().any(|(u, s)| *s == to && u == left))
+    }
+
+    /// Whether a raw toggle on the squares of `a` or `b` (two changes read
+    /// in one scan) came within `window` before them.
+    fn worked_before(&self, a: &SettledChange, b: &SettledChange, window: Millis) -> bool {
+        let since = a.since.min(b.since);
+        self.toggles.iter().any(|(u, s)| {
+            (*s == a.square || *s == b.square) && *u < since && u.saturating_add(window) >= since
+        })
     }
 
     /// When the piece on `sq` last left it this turn.
@@ -498,6 +518,9 @@ pub struct Inference {
     pressing: bool,
     /// The board's scan period as the readings show it (0: none shown).
     scan_period: Millis,
+    /// The shortest gap seen between two readings, if any (see
+    /// [`Inference::fine_scans`]).
+    shortest_gap: Option<Millis>,
     /// The board is being read for the first time after a restart.
     read_again: bool,
     /// Resumed and the board not read yet: the first reading may show a
@@ -540,6 +563,7 @@ impl Inference {
             raw: Bitboard::EMPTY,
             pressing: false,
             scan_period: 0,
+            shortest_gap: None,
             read_again: false,
             resumed: false,
             out: Vec::new(),
@@ -739,8 +763,12 @@ impl Inference {
             // read for a while (or a hand is faster than a scan).
             self.jump = true;
             // Unless it was a slide onto the neighbouring square, no hand
-            // did it: not the next mover's hand releasing a move.
-            self.unread |= !slid_next_door(a, b);
+            // did it: not the next mover's hand releasing a move. (On a
+            // board read every millisecond a slide's two switches fall in
+            // one reading only by chance; unless a hand was just seen on
+            // them, such a step is the sensors unread too.)
+            self.unread |= !slid_next_door(a, b)
+                || (self.fine_scans() && !self.turn.worked_before(a, b, HAND_NEAR_MS));
         }
     }
 
@@ -905,9 +933,20 @@ impl Inference {
     /// hand may be lifting a piece whose square has not settled yet. With
     /// it, the board's scan period as the readings show it (0: none; see
     /// [`crate::filter::ScanPeriod`]).
-    pub fn raw(&mut self, raw: Bitboard, scan_period: Millis) {
+    pub fn raw(&mut self, raw: Bitboard, scan_period: Millis, shortest_gap: Option<Millis>) {
         self.raw = raw;
         self.scan_period = scan_period;
+        self.shortest_gap = shortest_gap;
+    }
+
+    /// Whether the board is read every millisecond (or its readings show
+    /// no period yet): a slide's switches, one opening as the next closes,
+    /// then fall in one reading only by a chance of a millisecond, so a
+    /// step to the neighbouring square in one reading, with no hand seen
+    /// on its squares just before, is the sensors unread too (a jump), as
+    /// a longer one is.
+    pub(super) fn fine_scans(&self) -> bool {
+        self.shortest_gap.is_none_or(|gap| gap <= FINE_SCAN_GAP_MS)
     }
 
     /// How much longer or shorter than the truth a time between two
@@ -1053,7 +1092,7 @@ impl Inference {
             self.promotion = None;
             return;
         }
-        if self.make_what_the_hands_did(t, board, jump) {
+        if self.make_what_the_hands_did(t, board, jump, unread) {
             return;
         }
         self.promotion = None;
@@ -1064,7 +1103,7 @@ impl Inference {
             // The next mover's move may be on the board already (once the
             // move is recorded).
             if self.released_promotion().is_none() {
-                self.make_what_the_hands_did(t, board, false);
+                self.make_what_the_hands_did(t, board, false, false);
             }
             return;
         }
@@ -1135,12 +1174,18 @@ impl Inference {
 
     /// The one legal move the hands made whose position the board shows:
     /// made (4.6), or a promotion awaiting its piece. False when none.
-    fn make_what_the_hands_did(&mut self, t: Millis, board: Bitboard, jump: bool) -> bool {
+    fn make_what_the_hands_did(
+        &mut self,
+        t: Millis,
+        board: Bitboard,
+        jump: bool,
+        unread: bool,
+    ) -> bool {
         let cands = self.candidates(board, false);
         let Some(m) = self.pick(&cands) else {
             return false;
         };
-        if jump && self.turn.unseen_in_one_scan(&m) {
+        if jump && self.turn.unseen_in_one_scan(&m, unread) {
             // Not a hand: the board jumped (see `explain_jump`).
             return false;
         }
