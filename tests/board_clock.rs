@@ -337,13 +337,7 @@ impl Rig {
     }
 
     fn completed(&self) -> Vec<usize> {
-        self.events
-            .iter()
-            .filter_map(|e| match e.kind {
-                EventKind::MoveCompleted { ply } => Some(ply),
-                _ => None,
-            })
-            .collect()
+        support::completed_plies(&self.events)
     }
 }
 

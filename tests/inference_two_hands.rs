@@ -7,7 +7,6 @@ use shakmaty::Color::{Black, White};
 use shakmaty::Role;
 use support::{Hands, Outcome, alerts, kinds, played_uci};
 use touchmove_core::clock::TimeControl;
-use touchmove_core::events::EventKind;
 use touchmove_core::game::{Profile, Start};
 use touchmove_core::replay::drive;
 use touchmove_core::session::{Session, SessionConfig};
@@ -693,13 +692,7 @@ const PROMOTION: &str = "8/4P3/8/k7/8/8/7r/4K3 w - - 0 1";
 
 /// The plies' `move_completed` events, in order.
 fn completed(out: &Outcome) -> Vec<usize> {
-    out.events
-        .iter()
-        .filter_map(|e| match e.kind {
-            EventKind::MoveCompleted { ply } => Some(ply),
-            _ => None,
-        })
-        .collect()
+    support::completed_plies(&out.events)
 }
 
 #[test]

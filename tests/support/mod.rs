@@ -19,6 +19,17 @@ pub fn run(synth: &Synthesized, profile: Option<Profile>) -> Outcome {
     Outcome { events, session }
 }
 
+/// The plies of the `move_completed` events, in order.
+pub fn completed_plies(events: &[Event]) -> Vec<usize> {
+    events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::MoveCompleted { ply } => Some(ply),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn alerts(events: &[Event]) -> Vec<&Event> {
     events
         .iter()
