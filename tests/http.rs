@@ -271,8 +271,17 @@ async fn control_needs_the_token_and_a_well_formed_body() {
     assert_eq!(black, 240_000);
     let (status, text) = request(addr, "POST", "/api/resign", &auth, body).await;
     assert_eq!(status, 200, "{text}");
-    let (_, state) = request(addr, "GET", "/state", &[], "").await;
-    let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+    // The result, too, reaches the state with the scan loop's next step
+    // (on a loaded machine that step may come late).
+    let mut state = serde_json::Value::Null;
+    for _ in 0..40 {
+        let (_, text) = request(addr, "GET", "/state", &[], "").await;
+        state = serde_json::from_str(&text).unwrap();
+        if state["result"]["result"] == "0-1" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert_eq!(state["result"]["result"], "0-1");
     assert_eq!(state["result"]["reason"], "resignation");
     let (_, pgn) = request(addr, "GET", "/game.pgn", &[], "").await;
