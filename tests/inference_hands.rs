@@ -360,12 +360,19 @@ fn a_jump_two_plies_longer_is_told_by_a_later_move() {
     // (rook on d3, queen on e3 for rook on e3, bishop on d3). Four plies
     // on, `Bc4+` from d3 tells them apart: it was once read as an illegal
     // rook move, the two plies recorded.
+    twic_jump_is_read(765, 22816, (43, 47));
+}
+
+/// The jump the synthesizer makes in `twic1599` game `number` with `seed`
+/// (over the plies `window`) is read exactly, or as a transposition, in
+/// both profiles.
+fn twic_jump_is_read(number: usize, seed: u64, window: (usize, usize)) {
     for (profile, style) in [
         (Profile::FideStandard, HandStyle::random()),
         (Profile::Casual, HandStyle::casual()),
     ] {
-        let (start, moves, s, window) = corpus_jump("twic1599.pgn", 765, 22816, &style);
-        assert_eq!(window, (43, 47));
+        let (start, moves, s, placed) = corpus_jump("twic1599.pgn", number, seed, &style);
+        assert_eq!(placed, window);
         let outcome = judge_jump(&s, &start, &moves, profile, window);
         assert!(
             matches!(outcome, Ok(JumpOutcome::Exact | JumpOutcome::Transposed)),
@@ -377,25 +384,13 @@ fn a_jump_two_plies_longer_is_told_by_a_later_move() {
 
 #[test]
 fn a_jump_that_leaves_a_step_to_the_neighbouring_square_is_a_jump() {
-    // `Bb2 Ke4 Bf6 Kf5` unseen leaves the board of `Bf6` from e5, one
+    // `Bb2 Ke4 Bf6 Kf5` unseen leaves the board of `Bf6` from g7, one
     // square on, read in one reading. A slide's switches, one opening as
     // the next closes, fall in one reading of a board read every
     // millisecond only by chance: this is a jump, and the plies with the
-    // other side to move are a line too, which White's next move tells.
-    // It was read as `Bf6`, then White's move as out of turn.
-    for (profile, style) in [
-        (Profile::FideStandard, HandStyle::random()),
-        (Profile::Casual, HandStyle::casual()),
-    ] {
-        let (start, moves, s, window) = corpus_jump("twic1599.pgn", 531, 19774, &style);
-        assert_eq!(window, (103, 107));
-        let outcome = judge_jump(&s, &start, &moves, profile, window);
-        assert!(
-            matches!(outcome, Ok(JumpOutcome::Exact | JumpOutcome::Transposed)),
-            "{}: {outcome:?}",
-            profile.name()
-        );
-    }
+    // other side to move are a line too, which Black's next move tells.
+    // It was read as `Bf6`, then Black's next move as out of turn.
+    twic_jump_is_read(531, 19774, (103, 107));
 }
 
 #[test]

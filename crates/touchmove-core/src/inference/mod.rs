@@ -180,6 +180,50 @@ struct ReleasedPromotion {
     under_lifts: Option<two_hands::MadeUnder>,
 }
 
+impl ReleasedPromotion {
+    /// Made at `t` by the next mover's lift (1.1, 4.6) while the mover's
+    /// press is still to come: his touches are no touches yet; what his
+    /// hands did after `hands_from` is his.
+    fn by_grab(t: Millis, hands_from: Option<Millis>) -> ReleasedPromotion {
+        ReleasedPromotion {
+            at: t,
+            hands_from,
+            touches_from: None,
+            pressed: false,
+            under_lifts: None,
+        }
+    }
+
+    /// Without a clock, made by the opponent's touch at `t`: his touch and
+    /// what his hands did from then on are his.
+    fn by_touch(t: Millis) -> ReleasedPromotion {
+        ReleasedPromotion {
+            hands_from: Some(t.saturating_sub(1)),
+            touches_from: Some(t),
+            ..ReleasedPromotion::by_grab(t, None)
+        }
+    }
+
+    /// Completed by the mover's press at `t` (6.7): the next mover's hands
+    /// and touches from then on are his.
+    fn by_press(t: Millis) -> ReleasedPromotion {
+        ReleasedPromotion {
+            hands_from: Some(t),
+            touches_from: Some(t),
+            pressed: true,
+            ..ReleasedPromotion::by_grab(t, None)
+        }
+    }
+
+    /// Read at `t` under the next mover's lifts: made as `made` says.
+    fn under_lifts(t: Millis, made: two_hands::MadeUnder) -> ReleasedPromotion {
+        ReleasedPromotion {
+            under_lifts: Some(made),
+            ..ReleasedPromotion::by_grab(t, None)
+        }
+    }
+}
+
 /// What the hands did since the turn began (the last move made).
 #[derive(Debug, Clone)]
 struct TurnHands {
@@ -837,25 +881,18 @@ impl Inference {
 
     /// A piece that stood on `sq` left it: the sensor board's touch.
     fn lifted(&mut self, t: Millis, sq: Square) {
-        // The opponent touching a piece releases a promotion left unnamed
-        // (any piece but on the promotion's own squares, where the pawn is
-        // taken off: the opponent lifts his own piece, or the mover's to
-        // capture it). First, so that this lift belongs to the next turn.
+        // The opponent touching a piece releases a promotion (any piece
+        // but on the promotion's own squares, where the pawn is taken off:
+        // the opponent lifts his own piece, or the mover's to capture it).
+        // First, so that this lift belongs to the next turn. Unnamed, its
+        // record waits for the name.
         if self.started
             && self.promotion.is_some_and(|p| p.to != sq && p.from != sq)
             && self.config.completion == Completion::Settle
+            && !self.release_unnamed_promotion(ReleasedPromotion::by_touch(t))
         {
-            let released = ReleasedPromotion {
-                at: t,
-                hands_from: Some(t.saturating_sub(1)),
-                touches_from: Some(t),
-                pressed: false,
-                under_lifts: None,
-            };
-            if !self.release_unnamed_promotion(released) {
-                let role = self.promotion_choice.take().unwrap_or(Role::Queen);
-                self.make_promotion(t, role);
-            }
+            let role = self.promotion_choice.take().unwrap_or(Role::Queen);
+            self.make_promotion(t, role);
         }
         self.lifted_since_stable.add(sq);
         self.turn.lifted_at[sq as usize] = Some(t);
@@ -984,6 +1021,7 @@ impl Inference {
     /// apart. Lines two plies longer than the fewest, kept on probation,
     /// give way to the fewer plies (parsimony); lines that are equally
     /// short stay open (certainty first).
+    /// A promotion still waiting for its piece's name is recorded first.
     pub fn input_ended(&mut self, t: Millis) {
         self.make_released_promotion(t);
         if !self.game.is_over() {

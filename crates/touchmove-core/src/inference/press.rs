@@ -13,7 +13,7 @@ impl Inference {
             if side == self.game.turn() && !released.pressed {
                 // The mover's press for a promotion made before its piece
                 // was named completes it (6.7) once it is recorded.
-                self.release_unnamed_promotion(pressed_at(t));
+                self.release_unnamed_promotion(ReleasedPromotion::by_press(t));
                 return PressMeaning::Awaiting {
                     ply: self.game.moves().len() + 1,
                 };
@@ -67,7 +67,7 @@ impl Inference {
         }
         if movers_press && self.promotion.is_some() {
             // Its piece not yet named (3.7e): the record waits for the name.
-            if self.release_unnamed_promotion(pressed_at(t)) {
+            if self.release_unnamed_promotion(ReleasedPromotion::by_press(t)) {
                 return PressMeaning::Awaiting {
                     ply: self.game.moves().len() + 1,
                 };
@@ -185,7 +185,7 @@ impl Inference {
                 if self.made_unseen_under_lifts(t, self.board) {
                     return if self.pending.is_some() {
                         PressMeaning::Ignored("several legal moves explain the board")
-                    } else if self.release_unnamed_promotion(pressed_at(t)) {
+                    } else if self.release_unnamed_promotion(ReleasedPromotion::by_press(t)) {
                         PressMeaning::Awaiting {
                             ply: self.game.moves().len() + 1,
                         }
@@ -309,18 +309,6 @@ impl Inference {
             self.alert = Alert::Reinstate;
         }
         PressMeaning::Illegal(ruling)
-    }
-}
-
-/// A promotion completed by the mover's press at `t` (6.7): the next
-/// mover's hands and touches from then on are his.
-fn pressed_at(t: Millis) -> ReleasedPromotion {
-    ReleasedPromotion {
-        at: t,
-        hands_from: Some(t),
-        touches_from: Some(t),
-        pressed: true,
-        under_lifts: None,
     }
 }
 

@@ -217,14 +217,7 @@ impl Inference {
             });
             // A promotion whose piece is not yet named (3.7e): the move is
             // made, its record waits for the name.
-            let released = ReleasedPromotion {
-                at: t,
-                hands_from: release,
-                touches_from: None,
-                pressed: false,
-                under_lifts: None,
-            };
-            if self.release_unnamed_promotion(released) {
+            if self.release_unnamed_promotion(ReleasedPromotion::by_grab(t, release)) {
                 return;
             }
             let role = self.promotion_choice.take().unwrap_or(Role::Queen);
@@ -640,13 +633,7 @@ impl Inference {
                 from,
                 to: made.mv.to(),
                 since: made.release,
-                released: Some(ReleasedPromotion {
-                    at: t,
-                    hands_from: None,
-                    touches_from: None,
-                    pressed: false,
-                    under_lifts: Some(made),
-                }),
+                released: Some(ReleasedPromotion::under_lifts(t, made)),
             });
             return;
         }
