@@ -233,16 +233,8 @@ fn a_capture_the_sensors_missed_is_read_when_the_opponent_answers() {
         .clock_then(Black, 1000);
     let out = h.run();
     read_exactly(&out, &["f3e5", "d8f6"]);
-    let inferred: Vec<bool> = out
-        .events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            touchmove_core::events::EventKind::Move { inferred, .. } => Some(*inferred),
-            _ => None,
-        })
-        .collect();
     assert_eq!(
-        inferred,
+        inferred(&out),
         [true, false],
         "the missed capture is marked inferred"
     );
@@ -690,6 +682,18 @@ fn a_slide_whose_first_step_reads_in_one_scan_is_a_piece_in_the_hand_not_a_jump(
 /// that no new piece gives check and Black's reply is the same under each.
 const PROMOTION: &str = "8/4P3/8/k7/8/8/7r/4K3 w - - 0 1";
 
+/// Whether each `move` event was inferred (plies the sensors missed) rather
+/// than read from the hands, in order.
+fn inferred(out: &Outcome) -> Vec<bool> {
+    out.events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            touchmove_core::events::EventKind::Move { inferred, .. } => Some(*inferred),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The plies' `move_completed` events, in order.
 fn completed(out: &Outcome) -> Vec<usize> {
     support::completed_plies(&out.events)
@@ -779,5 +783,55 @@ fn without_a_clock_a_promotion_named_after_the_opponents_touch_is_the_piece_name
     h.wait(300).place_then("h7", 1000);
     let out = h.run();
     read_exactly(&out, &["e7e8n", "h2h7"]);
+    assert_eq!(completed(&out), [1, 2]);
+}
+
+#[test]
+fn without_a_clock_a_promoted_piece_taken_off_before_the_opponents_piece_is_captured() {
+    // No clock, the new piece unnamed: Black sets his pawn down on e1 and
+    // swaps it for the new piece; White first takes that piece off
+    // (captured first), then lifts his king and sets it on e1. The hand
+    // holding the new piece leaves the promotion on the board, and the
+    // king's lift makes it (1.1, 4.6): Kxe1 is read, the record goes on.
+    let mut h = Hands::new(Some("8/8/4k3/8/8/8/P2Kp3/8 b - - 0 1"), "fide-standard");
+    h.wait(1000).lift_then("e2", 300).place_then("e1", 550);
+    h.lift_then("e1", 2100).place_then("e1", 1140);
+    h.lift_then("e1", 230)
+        .lift_then("d2", 360)
+        .place_then("e1", 3000);
+    let out = h.run();
+    read_exactly(&out, &["e2e1q", "d2e1"]);
+    assert_eq!(inferred(&out), [false; 2], "every move read from the hands");
+}
+
+#[test]
+fn a_capture_slid_in_while_the_square_it_leaves_still_bounces_is_a_capture() {
+    // Black's king slides from d8 onto c7 (the queen there taken off
+    // first): its magnet closes c7 50 ms before d8 opens, and d8's
+    // contacts bounce for 10 ms as it leaves. The lift began at the first
+    // toggle, within a slide's overlap of the arrival.
+    let mut h = Hands::new(Some("3k4/2Q5/8/8/8/8/P7/4K3 b - - 0 1"), "fide-standard");
+    h.wait(1000).lift_then("c7", 1000);
+    h.place_then("c7", 48).lift_then("d8", 3);
+    h.place_then("d8", 3).lift_then("d8", 3);
+    h.place_then("d8", 3).lift_then("d8", 2000);
+    h.lift_then("a2", 300).place_then("a3", 2000);
+    let out = h.run();
+    read_exactly(&out, &["d8c7", "a2a3"]);
+    assert_eq!(inferred(&out), [false; 2], "every move read from the hands");
+}
+
+#[test]
+fn a_name_long_after_the_promotion_while_the_opponents_pawn_is_in_the_air_is_his() {
+    // White promotes on h8 and presses; the new piece is never named (a
+    // queen). Black, his pawn on b2 already in his hand, names a rook a
+    // second after White's piece stood, then sets b1=R down (3.7e).
+    let mut h = Hands::new(Some("8/r6P/2k5/8/8/8/1p6/4K3 w - - 0 1"), "fide-blitz");
+    h.wait(1000).lift_then("h7", 300).place_then("h8", 200);
+    h.clock_then(White, 150).lift_then("b2", 800);
+    h.promote(Role::Rook);
+    h.wait(300).place_then("b1", 300).clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["h7h8q", "b2b1r"]);
     assert_eq!(completed(&out), [1, 2]);
 }

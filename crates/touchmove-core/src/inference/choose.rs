@@ -62,6 +62,9 @@ impl Inference {
             let Some(lifted) = lifted else {
                 return false;
             };
+            // (From its first raw toggle: contacts bouncing as a slid
+            // piece leaves its square settle the lift later.)
+            let lifted = self.turn.first_contact(from, lifted);
             // A piece slid onto the captured square may close its switch a
             // moment before it opens the one it leaves.
             let after_lift = |a: Millis| a.saturating_add(SLIDE_OVERLAP_MS) >= lifted;

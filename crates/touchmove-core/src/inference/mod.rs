@@ -739,7 +739,9 @@ impl Inference {
             (Some(p), _) if let Some(r) = p.released => {
                 Some(r.at.saturating_add(self.config.promotion_wait_ms))
             }
-            (Some(p), Completion::Settle) if self.last_change.is_none() => {
+            (Some(p), Completion::Settle)
+                if self.last_change.is_none() && self.board.contains(p.to) =>
+            {
                 Some(p.since.saturating_add(self.config.promotion_wait_ms))
             }
             _ => None,
@@ -774,6 +776,7 @@ impl Inference {
             && p.released.is_none()
             && self.config.completion == Completion::Settle
             && self.last_change.is_none()
+            && self.board.contains(p.to)
             && t >= p.since.saturating_add(self.config.promotion_wait_ms)
         {
             self.make_promotion(
@@ -889,7 +892,7 @@ impl Inference {
         if self.started
             && self.promotion.is_some_and(|p| p.to != sq && p.from != sq)
             && self.config.completion == Completion::Settle
-            && !self.release_unnamed_promotion(ReleasedPromotion::by_touch(t))
+            && !self.release_unnamed_promotion(self.released_by_touch(t))
         {
             let role = self.promotion_choice.take().unwrap_or(Role::Queen);
             self.make_promotion(t, role);
@@ -1133,7 +1136,12 @@ impl Inference {
         if self.make_what_the_hands_did(t, board, jump, unread) {
             return;
         }
-        self.promotion = None;
+        // A hand holding the promoted square's piece (the pawn being
+        // swapped, or the opponent taking the new piece) leaves the
+        // promotion on the board: his next touch makes it (1.1, 4.6).
+        if !self.promoted_piece_in_hand(board) {
+            self.promotion = None;
+        }
         if !unread
             && let Some(made) = self.made_under_lifts(t, board, two_hands::Hands::NextMoversPieces)
         {

@@ -3,6 +3,13 @@
 
 use super::two_hands::MadeUnder;
 use super::*;
+use shakmaty::Rank;
+
+/// A player names the piece he promotes to as he sets it down (or soon
+/// after, even once the opponent has taken over, 1.1): a name this long
+/// after the new piece stood, while the opponent holds a pawn of his own
+/// off the rank before the last, is the opponent's for his promotion.
+const NAME_WITH_PIECE_MS: Millis = 500;
 
 impl Inference {
     /// A promotion choice was entered.
@@ -11,8 +18,15 @@ impl Inference {
         // The promotion was made before its piece was named: the name
         // comes in time.
         if self.released_promotion().is_some() {
-            self.promotion_choice = Some(role);
-            self.make_released_promotion(t);
+            if self.name_is_the_next_movers(t) {
+                // His promotion is on its way: the one waiting was never
+                // named, a queen; the name waits for his.
+                self.make_released_promotion(t);
+                self.promotion_choice = Some(role);
+            } else {
+                self.promotion_choice = Some(role);
+                self.make_released_promotion(t);
+            }
             return;
         }
         // A promotion among moves the sensors did not read (3.7e): the
@@ -75,6 +89,58 @@ impl Inference {
             None => p.released = Some(released),
         }
         true
+    }
+
+    /// Whether the board shows the promotion on the board with its new
+    /// square empty: a hand holds the piece from there (the pawn being
+    /// swapped for the new piece, or the opponent taking it to capture).
+    pub(super) fn promoted_piece_in_hand(&self, board: Bitboard) -> bool {
+        let Some(p) = self.promotion.filter(|p| p.released.is_none()) else {
+            return false;
+        };
+        let pos = self.game.position();
+        pos.legal_moves()
+            .into_iter()
+            .find(|m| m.from() == Some(p.from) && m.to() == p.to)
+            .is_some_and(|m| occupancy_after(pos, &m).without(p.to) == board)
+    }
+
+    /// Without a clock, the promotion made at `t` by the opponent's touch
+    /// (1.1, 4.6). When the new piece is off its square, lifted since it
+    /// was set down, the opponent's hand took it first (to capture it):
+    /// his turn began with that lift.
+    pub(super) fn released_by_touch(&self, t: Millis) -> ReleasedPromotion {
+        let taken = self.promotion.and_then(|p| {
+            self.turn.lifted_at[p.to as usize]
+                .filter(|lift| *lift > p.since && !self.board.contains(p.to))
+        });
+        ReleasedPromotion::by_touch(taken.map_or(t, |lift| lift.min(t)))
+    }
+
+    /// Whether a name entered at `t`, while a promotion made unnamed
+    /// waits, is the next mover's for a promotion of his own: his pawn on
+    /// the rank before the last is off its square (in his hand, or set
+    /// down on the last rank), and the name comes later than a player
+    /// names the piece he has just set down ([`NAME_WITH_PIECE_MS`]).
+    fn name_is_the_next_movers(&self, t: Millis) -> bool {
+        let Some(p) = self.promotion else {
+            return false;
+        };
+        let placed = self
+            .turn
+            .placements
+            .iter()
+            .filter(|(u, s)| *s == p.to && *u <= t)
+            .map(|(u, _)| *u)
+            .max()
+            .unwrap_or(p.since);
+        if t < placed.saturating_add(NAME_WITH_PIECE_MS) {
+            return false;
+        }
+        let pos = self.game.position();
+        let next = !pos.turn();
+        let seventh = Bitboard::from_rank(next.fold_wb(Rank::Seventh, Rank::Second));
+        (pos.board().by_piece(next.pawn()) & seventh & !self.board).any()
     }
 
     /// The promotion made with its piece still unnamed, if one waits.
