@@ -110,6 +110,26 @@ fn brushed_pieces_raise_no_touch_and_no_alert() {
     clean_under("nudges");
 }
 
+/// Bullet hands all at the fastest reaction the issue names (the next
+/// mover's lift 100–120 ms after the release): random games that once
+/// read a wrong move or raised a false alert. Game 53: Black takes the
+/// rook just set down and lifts the bishop beside it 20 ms before White's
+/// press (its contacts bouncing, no capture of White's). Game 85: White's
+/// rook slides onto the square next to it 8 ms before Black's press (no
+/// move of Black's: his hand is on the clock, 6.7). Game 868: the new
+/// piece named while the pawn is swapped for it.
+#[test]
+fn the_fastest_bullet_reactions_are_no_move_of_the_pressing_hand() {
+    let mut style = HandStyle::by_name("bullet").unwrap();
+    style.reaction_ms = (100, 120);
+    for seed in [53, 85, 868] {
+        let (start, moves) = synth::random_game(seed, 160);
+        if let Err(e) = support::check_clean(&start, &moves, &style, seed * 7 + 3) {
+            panic!("random game {seed}: {e}");
+        }
+    }
+}
+
 /// No clock: a move is completed once the board settles, so the hand that
 /// castles rook first (casual play) corrects a completed rook move.
 #[test]

@@ -280,6 +280,24 @@ impl TurnHands {
         first
     }
 
+    /// The first sign of a hand on `sq` from `since` on: a raw toggle, or
+    /// a settled change.
+    fn first_activity_since(&self, sq: Square, since: Millis) -> Option<Millis> {
+        let toggled = self
+            .toggles
+            .iter()
+            .find(|(u, s)| *s == sq && *u >= since)
+            .map(|(u, _)| *u);
+        let settled = self
+            .placements
+            .iter()
+            .chain(&self.removals)
+            .filter(|(u, s)| *s == sq && *u >= since)
+            .map(|(u, _)| self.first_contact(sq, *u))
+            .min();
+        toggled.into_iter().chain(settled).min()
+    }
+
     /// Whether a hand worked on `sq` at a time `when` accepts: a piece
     /// lifted or set down there (a settled change), or its contacts
     /// bouncing in a burst (a captured piece pushed off by the capturing

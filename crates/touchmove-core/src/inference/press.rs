@@ -6,6 +6,12 @@ use super::explain::Reply;
 use super::two_hands::Hands;
 use super::*;
 
+/// The least time from a move's piece reaching its square to the mover's
+/// clock press, ms: the hand that set it down must travel to the clock
+/// (6.7 presses with the hand that moved). A square reached later was
+/// reached by another hand (the next mover's, 1.1).
+const PRESS_REACH_MS: Millis = 30;
+
 impl Inference {
     /// `side` pressed the clock.
     pub(crate) fn clock_press(&mut self, t: Millis, side: Color) -> PressMeaning {
@@ -239,7 +245,32 @@ impl Inference {
         {
             return Some(made);
         }
-        if self.pick(&self.candidates(self.board, false)).is_some() {
+        // The mover's hand is on the clock (6.7): no move of his reached
+        // a square a moment ago, nor one with a hand on it now (a piece
+        // set down there, a captured piece pushed off this very moment:
+        // the next mover's hand at work, 1.1).
+        let bouncing = self.turn.bouncing_at(t) & self.board;
+        let reach = PRESS_REACH_MS.saturating_sub(self.scan_uncertainty());
+        let pos = self.game.position();
+        let stood: Vec<Move> = self
+            .candidates(self.board, false)
+            .into_iter()
+            .filter(|m| {
+                let began = must_lift(m)
+                    .into_iter()
+                    .filter_map(|s| self.turn.first_lift(s))
+                    .min()
+                    .unwrap_or(0);
+                arrival_squares(pos, m).into_iter().all(|s| {
+                    !bouncing.contains(s)
+                        && self
+                            .turn
+                            .first_activity_since(s, began)
+                            .is_none_or(|first| first.saturating_add(reach) <= t)
+                })
+            })
+            .collect();
+        if self.pick(&stood).is_some() {
             return None;
         }
         if let Some(made) = self.made_under_lifts(t, self.board, Hands::AnyAfterRelease) {
@@ -249,7 +280,6 @@ impl Inference {
         // between its contacts' bounces (a slide that closes the next
         // square before it opens this one): a square bouncing now is
         // being lifted.
-        let bouncing = self.turn.bouncing_at(t) & self.board;
         if bouncing.any() && bouncing.count() <= 2 {
             return self.made_under_lifts(t, self.board & !bouncing, Hands::AnyAfterRelease);
         }

@@ -38,10 +38,12 @@ impl Inference {
             self.promotion_choice = Some(role);
             return;
         }
+        // (Not while a hand holds the piece from its square: the new
+        // piece is made once it stands there.)
         if let Some(p) = self.promotion
             && self.last_change.is_none()
+            && self.board.contains(p.to)
         {
-            let _ = p;
             self.make_promotion(t, role);
         } else {
             self.promotion_choice = Some(role);
