@@ -835,3 +835,79 @@ fn a_name_long_after_the_promotion_while_the_opponents_pawn_is_in_the_air_is_his
     read_exactly(&out, &["h7h8q", "b2b1r"]);
     assert_eq!(completed(&out), [1, 2]);
 }
+
+#[test]
+fn a_pawn_slid_onto_the_last_rank_then_swapped_leaves_the_next_turn_its_own() {
+    // c8=Q: the pawn slides from c7, its magnet closing c8 15 ms before c7
+    // opens; it is swapped for a queen (3.7e). Black grabs his queen 120 ms
+    // after the new piece stood, White presses; Black's Qe8 stands 110 ms
+    // before White takes it (1.1) and lifts his queen, Black presses with
+    // nothing in his hand. The promotion's own lifts (c7, the pawn off c8)
+    // are no hands of Black's turn.
+    let mut h = Hands::new(Some("5q2/2P2k2/8/8/8/8/8/4K3 w - - 0 1"), "fide-blitz");
+    h.wait(1000).place_then("c8", 15).lift_then("c7", 1000);
+    h.lift_then("c8", 500).promote(Role::Queen);
+    h.wait(500).place_then("c8", 120);
+    h.lift_then("f8", 170).clock_then(White, 5);
+    h.place_then("e8", 110)
+        .lift_then("e8", 30)
+        .lift_then("c8", 70);
+    h.clock_then(Black, 150).place_then("e8", 120);
+    h.lift_then("f7", 100).clock_then(White, 200);
+    h.lift_then("e8", 150)
+        .place_then("e8", 200)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["c7c8q", "f8e8", "c8e8", "f7e8"]);
+    assert_eq!(completed(&out), [1, 2, 3, 4]);
+}
+
+#[test]
+fn a_knight_sliding_past_the_square_beside_it_as_the_opponent_presses_is_no_move_of_his() {
+    // Black's Kc5 stands 150 ms; White's knight, slid from a1 towards c2,
+    // closes b1 12 ms before Black's press and only then leaves a1. The
+    // knight cannot move to b1, but it passes over it (1.1: White's hand
+    // at work while Black's is on the clock, 6.7).
+    let mut h = Hands::new(Some("8/4n1P1/8/3k4/3p4/3K4/p7/N7 b - - 9 60"), "fide-blitz");
+    h.wait(1000).lift_then("d5", 200).place_then("c5", 150);
+    h.place_then("b1", 12).clock_then(Black, 3);
+    h.lift_then("a1", 20)
+        .lift_then("b1", 15)
+        .place_then("c2", 300);
+    h.clock_then(White, 300)
+        .lift_then("e7", 200)
+        .place_then("g8", 300);
+    h.clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["d5c5", "a1c2", "e7g8"]);
+    assert_eq!(inferred(&out), [false; 3], "every move read from the hands");
+}
+
+#[test]
+fn plies_read_again_in_one_line_go_in_the_order_the_hands_made_them() {
+    // A coin set down on h4 as Black's king reaches c5: nothing explains
+    // the board until it is taken off, three plies later (no knight's
+    // walk to h4 nobody saw: the knight was seen leaving e7 only after
+    // the coin stood). Black's two moves reach one position in either
+    // order; the hands were seen: the king went first.
+    let mut h = Hands::new(Some("8/4n1P1/8/3k4/3p4/3K4/p7/N7 b - - 9 60"), "fide-blitz");
+    h.wait(1000).lift_then("d5", 200).place_then("c5", 100);
+    h.place_then("h4", 400).clock_then(Black, 500);
+    h.lift_then("a1", 200)
+        .place_then("c2", 300)
+        .clock_then(White, 500);
+    h.lift_then("e7", 200)
+        .place_then("g8", 300)
+        .clock_then(Black, 500);
+    h.lift_then("h4", 1000);
+    h.lift_then("c2", 200)
+        .place_then("a1", 300)
+        .clock_then(White, 1000);
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        ["d5c5", "a1c2", "e7g8", "c2a1"],
+        "{:?}",
+        kinds(&out.events)
+    );
+}

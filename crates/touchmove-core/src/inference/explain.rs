@@ -367,7 +367,8 @@ impl Inference {
             let seen_after = made.iter().rev().take_while(|&&s| s).count();
             (PLAYED_ON_PLIES..=seen_after.min(line.len().saturating_sub(1))).any(|k| {
                 let (unseen, seen) = line.split_at(line.len() - k);
-                self.made_in_order(&hypotheses::play_line(pos, unseen), seen)
+                let end = hypotheses::play_line(pos, unseen);
+                self.unseen_before_the_hands(pos, &end, seen) && self.made_in_order(&end, seen)
             })
         };
         let max = self.config.max_missed_plies;
@@ -407,6 +408,34 @@ impl Inference {
             }
         }
         lines
+    }
+
+    /// Whether plies nobody saw, from `pos` to `end`, came before the
+    /// hands were seen making `seen`: every square they emptied or filled
+    /// that the sensors saw change, they saw change by the time the first
+    /// seen ply's piece was lifted (a piece seen leaving its square later
+    /// did not leave it in a ply before).
+    fn unseen_before_the_hands(&self, pos: &Chess, end: &Chess, seen: &[Move]) -> bool {
+        let Some(began) = seen
+            .first()
+            .and_then(|m| m.from())
+            .and_then(|from| self.turn.first_lift(from))
+        else {
+            return true;
+        };
+        let before = pos.board().occupied();
+        let after = end.board().occupied();
+        let emptied_before = (before & !after)
+            .into_iter()
+            .all(|s| self.turn.first_lift(s).is_none_or(|at| at <= began));
+        let filled_before = (after & !before).into_iter().all(|s| {
+            self.turn
+                .placements
+                .iter()
+                .find(|(_, sq)| *sq == s)
+                .is_none_or(|(at, _)| *at <= began)
+        });
+        emptied_before && filled_before
     }
 
     /// Whether the hands made `plies` (from `pos`) one ply after the

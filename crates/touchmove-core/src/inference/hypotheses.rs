@@ -124,6 +124,11 @@ impl Inference {
         lines: Vec<Vec<Move>>,
         longer: Vec<Vec<Move>>,
     ) {
+        // Lines in the order the hands lifted their pieces first, while
+        // the hands are still known: of lines reaching one position, the
+        // first is recorded.
+        let mut lines = lines;
+        lines.sort_by_cached_key(|plies| self.against_the_hands(plies));
         let lines = lines
             .into_iter()
             .map(|plies| Line::missed(plies, t))
@@ -147,6 +152,22 @@ impl Inference {
                 opened: t,
             },
         );
+    }
+
+    /// How far the plies of a line go against the order in which the
+    /// hands were seen lifting their pieces (pairs of plies in the other
+    /// order): the sensors were read, only the board was not understood
+    /// at once.
+    fn against_the_hands(&self, plies: &[Move]) -> usize {
+        let lifted: Vec<Millis> = plies
+            .iter()
+            .filter_map(|m| m.from().and_then(|f| self.turn.first_lift(f)))
+            .collect();
+        lifted
+            .iter()
+            .enumerate()
+            .map(|(i, a)| lifted[i + 1..].iter().filter(|b| *b < a).count())
+            .sum()
     }
 
     /// Drops every open line (their plies are searched again from the
@@ -367,7 +388,8 @@ impl Inference {
         // record goes on; which order of the missed plies was played the
         // board can never tell, so the first line found is recorded, its
         // plies marked inferred. A line the hands were seen ending wins,
-        // then one whose promotions are queens.
+        // then one whose plies go in the order the hands lifted their
+        // pieces, then one whose promotions are queens.
         let base = self.game.position().clone();
         let first_key = pending
             .lines
@@ -386,9 +408,14 @@ impl Inference {
                     .filter(|m| m.promotion().is_some_and(|r| r != Role::Queen))
                     .count()
             };
-            if let Some(i) = (0..pending.lines.len())
-                .min_by_key(|&i| (!pending.lines[i].seen_last, guessed(&pending.lines[i])))
-            {
+            if let Some(i) = (0..pending.lines.len()).min_by_key(|&i| {
+                let line = &pending.lines[i];
+                (
+                    !line.seen_last,
+                    self.against_the_hands(&line.plies),
+                    guessed(line),
+                )
+            }) {
                 pending.lines.swap(0, i);
             }
             pending.lines.truncate(1);

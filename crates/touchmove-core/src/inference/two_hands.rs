@@ -67,9 +67,11 @@ fn taken_by_lifted(pos: &Chess, square: Square, lifted: Bitboard) -> bool {
 /// was swapped for the new piece (3.7e): taken off and a piece set down
 /// there again, with no other square emptied since the pawn was set down
 /// (the opponent taking it would lift his capturing piece too, before or
-/// after). What the hands did before belongs to the promotion, not to the
-/// next mover's turn.
-fn swapped_at(turn: &TurnHands, square: Square, set: Millis) -> Option<Millis> {
+/// after) but those the promotion itself empties (`own`: the pawn's square
+/// still opening after a slide onto the last rank, a captured piece). What
+/// the hands did before belongs to the promotion, not to the next mover's
+/// turn.
+fn swapped_at(turn: &TurnHands, square: Square, set: Millis, own: Bitboard) -> Option<Millis> {
     let off = turn
         .removals
         .iter()
@@ -83,7 +85,7 @@ fn swapped_at(turn: &TurnHands, square: Square, set: Millis) -> Option<Millis> {
     let others = turn
         .removals
         .iter()
-        .any(|(u, s)| *s != square && *u > set && *u < on);
+        .any(|(u, s)| *s != square && !own.contains(*s) && *u > set && *u < on);
     (!others).then_some(on)
 }
 
@@ -139,6 +141,26 @@ fn could_reach(pos: &Chess, from: Square, squares: Bitboard) -> bool {
     pos.legal_moves()
         .iter()
         .any(|m| m.from() == Some(from) && squares.contains(m.to()))
+}
+
+/// Whether a hand sliding the piece on `from` along the board to one of
+/// its legal moves passes over `square`: a square between the two, file
+/// and rank (a knight slid from a1 to c2 crosses b1 or b2 on its way).
+fn could_slide_over(pos: &Chess, from: Square, square: Square) -> bool {
+    let between = |a: u32, b: u32, x: u32| a.min(b) <= x && x <= a.max(b);
+    pos.legal_moves().iter().any(|m| {
+        m.from() == Some(from)
+            && between(
+                u32::from(from.file()),
+                u32::from(m.to().file()),
+                u32::from(square.file()),
+            )
+            && between(
+                u32::from(from.rank()),
+                u32::from(m.to().rank()),
+                u32::from(square.rank()),
+            )
+    })
 }
 
 impl Inference {
@@ -210,7 +232,7 @@ impl Inference {
             // own piece slid on) is his turn's, not lost with the mover's.
             let release = old.first_arrival(&before, &m, t).map(|release| {
                 if m.is_promotion() {
-                    swapped_at(&old, m.to(), release).unwrap_or(release)
+                    swapped_at(&old, m.to(), release, must_lift(&m)).unwrap_or(release)
                 } else {
                     release
                 }
@@ -375,14 +397,15 @@ impl Inference {
             after_pos.play_unchecked(m);
             // Nothing lifted yet, but the next mover's piece slid onto the
             // square next to it, its magnet still holding its own square
-            // (his hand at work once the mover's is on the clock).
+            // (his hand at work once the mover's is on the clock), on its
+            // way to where it goes.
             let sliding_in = || {
                 hands.after_release()
                     && extra.any()
                     && extra.into_iter().all(|s| {
                         (shakmaty::attacks::king_attacks(s) & after_pos.us() & board)
                             .into_iter()
-                            .any(|from| could_reach(&after_pos, from, Bitboard::from(s)))
+                            .any(|from| could_slide_over(&after_pos, from, s))
                     })
             };
             if gone.is_empty() && !sliding_in() {

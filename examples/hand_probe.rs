@@ -1,0 +1,285 @@
+//! How exactly the session reads the synthesizer's hands, beyond the sets
+//! the tests run: any hand style with any of its parameters changed
+//! (`--set reaction_ms=100:120,grab=1.0`), on random games or the corpus,
+//! with or without a clock, promotions named in any way, and the traces
+//! written as a board scanning every `--period` ms would write them (see
+//! `touchmove_synth::sampled`). Prints, per hand style, the games read
+//! exactly (the move list equal to the game's, no alert), those with a
+//! wrong move, and the first failures; `--dump` writes each failing trace
+//! for `touchmove replay`.
+//!
+//!     cargo run --release --example hand_probe -- --period 10 --games 150
+//!     cargo run --release --example hand_probe -- --styles bullet \
+//!         --set reaction_ms=100:120 --games 3000
+//!     cargo run --release --example hand_probe -- --styles bullet --corpus
+use clap::Parser;
+use shakmaty::{Chess, Move};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use touchmove_core::events::{Event, EventKind};
+use touchmove_core::replay::{drive, session_for};
+use touchmove_core::trace::Trace;
+use touchmove_synth::{HandStyle, Mix, PromoteInput, random_game, sampled::sampled, synthesize};
+
+#[derive(Parser)]
+struct Args {
+    /// The scan period in ms (0: the traces as written, to the millisecond).
+    #[arg(long, default_value_t = 10)]
+    period: u64,
+    /// Games per style: random games, or corpus games from `--first`.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// The first game: a random game's seed, or an index into the corpus.
+    #[arg(long, default_value_t = 0)]
+    first: u64,
+    /// Only this game (its moves and the session's are printed).
+    #[arg(long)]
+    only: Option<u64>,
+    /// Hand styles, comma-separated.
+    #[arg(long, default_value = "blitz-hands,bullet,nudges,random,casual")]
+    styles: String,
+    /// Style parameters changed, `name=value` comma-separated: ranges in
+    /// ms as `low:high` (think_ms, air_ms, press_ms, between_ms,
+    /// reaction_ms, nudge_ms), shares from 0 to 1 (grab, nudge, bounce,
+    /// wobble, brush, hesitate, slide_overlap), glitches (per minute),
+    /// profile (a rules profile's name).
+    #[arg(long)]
+    set: Option<String>,
+    /// How promotions are named: `late` (after the grab or the press), or
+    /// `mix` (before, after, never, late in turn).
+    #[arg(long)]
+    promote_input: Option<String>,
+    /// Play without a clock.
+    #[arg(long)]
+    no_clock: bool,
+    /// The games of the corpus (`../shared/corpus/pgn`) instead of random
+    /// games.
+    #[arg(long)]
+    corpus: bool,
+    /// Failures printed per style.
+    #[arg(long, default_value_t = 3)]
+    show: usize,
+    /// Threads reading games side by side.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Write each failing trace, as read at the scan period, to this folder
+    /// (`STYLE-GAME.trace`, for `touchmove replay`).
+    #[arg(long)]
+    dump: Option<PathBuf>,
+}
+
+/// The first difference from the game, or `None` when read exactly; an
+/// error for a trace the session could not read.
+type Judged = Result<Option<String>, String>;
+
+/// How the session read `trace` of the game whose moves are `source`.
+fn judge(trace: &Trace, source: &[String], verbose: bool) -> Judged {
+    let mut session =
+        session_for(trace, None, None, None, None, None).map_err(|e| e.to_string())?;
+    let events: Vec<Event> = drive(&mut session, trace, "synth").map_err(|e| e.to_string())?;
+    let played: Vec<String> = session
+        .game()
+        .moves()
+        .iter()
+        .map(|m| m.uci.to_string())
+        .collect();
+    if verbose {
+        println!("game:    {}", numbered(source));
+        println!("session: {}", numbered(&played));
+    }
+    let alert = events.iter().find(|e| {
+        matches!(
+            e.kind,
+            EventKind::IllegalMove { .. }
+                | EventKind::TouchMove { .. }
+                | EventKind::Displaced { .. }
+        )
+    });
+    let prefix = played.len() <= source.len() && played[..] == source[..played.len()];
+    let complete = played.len() == source.len() || session.game().is_over();
+    if alert.is_none() && prefix && complete {
+        return Ok(None);
+    }
+    let first = played
+        .iter()
+        .zip(source)
+        .position(|(a, b)| a != b)
+        .unwrap_or(played.len().min(source.len()));
+    Ok(Some(format!(
+        "{} of {} plies, {}first difference at ply {} (read {}, played {}); first alert: {}",
+        played.len(),
+        source.len(),
+        if prefix { "" } else { "WRONG MOVE, " },
+        first + 1,
+        played.get(first).map_or("nothing", String::as_str),
+        source.get(first).map_or("nothing", String::as_str),
+        alert.map_or("none".to_owned(), |e| e.to_json().to_string())
+    )))
+}
+
+fn numbered(moves: &[String]) -> String {
+    let plies: Vec<String> = moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| format!("{}:{m}", i + 1))
+        .collect();
+    plies.join(" ")
+}
+
+/// A `low:high` range in ms.
+fn range(name: &str, value: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--set {name}={value}: expected a range in ms, `low:high`");
+    let (low, high) = value.split_once(':').ok_or_else(bad)?;
+    let (low, high) = (
+        low.parse().map_err(|_| bad())?,
+        high.parse().map_err(|_| bad())?,
+    );
+    if low > high {
+        return Err(bad());
+    }
+    Ok((low, high))
+}
+
+/// A share from 0 to 1.
+fn share(name: &str, value: &str) -> Result<f64, String> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| (0.0..=1.0).contains(v))
+        .ok_or_else(|| format!("--set {name}={value}: expected a share from 0 to 1"))
+}
+
+/// The style named, with the arguments' changes.
+fn style(name: &str, args: &Args) -> Result<HandStyle, String> {
+    let mut style =
+        HandStyle::by_name(name).ok_or_else(|| format!("unknown hand style {name:?}"))?;
+    if args.no_clock {
+        style = style.without_clock();
+    }
+    match args.promote_input.as_deref() {
+        None => {}
+        Some("late") => style.promote_input = Mix::only(PromoteInput::Late),
+        Some("mix") => {
+            style.promote_input = Mix::even(&[
+                PromoteInput::Before,
+                PromoteInput::After,
+                PromoteInput::Omitted,
+                PromoteInput::Late,
+            ]);
+        }
+        Some(other) => return Err(format!("--promote-input {other}: `late` or `mix`")),
+    }
+    for pair in args.set.iter().flat_map(|s| s.split(',')) {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("--set {pair}: expected `name=value`"))?;
+        match key {
+            "think_ms" => style.think_ms = range(key, value)?,
+            "air_ms" => style.air_ms = range(key, value)?,
+            "press_ms" => style.press_ms = range(key, value)?,
+            "between_ms" => style.between_ms = range(key, value)?,
+            "reaction_ms" => style.reaction_ms = range(key, value)?,
+            "nudge_ms" => style.nudge_ms = range(key, value)?,
+            "grab" => style.grab = share(key, value)?,
+            "nudge" => style.nudge = share(key, value)?,
+            "bounce" => style.bounce = share(key, value)?,
+            "wobble" => style.wobble = share(key, value)?,
+            "brush" => style.brush = share(key, value)?,
+            "hesitate" => style.hesitate = share(key, value)?,
+            "slide_overlap" => style.slide_overlap = share(key, value)?,
+            "glitches" => {
+                style.glitches_per_minute = value
+                    .parse()
+                    .map_err(|_| format!("--set glitches={value}: expected a number"))?;
+            }
+            "profile" => style.profile = value.to_owned(),
+            _ => return Err(format!("--set {key}: no such style parameter")),
+        }
+    }
+    Ok(style)
+}
+
+/// Every game of the corpus, in file order.
+fn corpus() -> Result<Vec<(Chess, Vec<Move>)>, String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
+        .collect();
+    files.sort();
+    let mut games = Vec::new();
+    for file in files {
+        for game in touchmove::cli::read_pgn_file(&file).map_err(|e| format!("{e:#}"))? {
+            let game = game.map_err(|e| format!("{}: {e}", file.display()))?;
+            games.push((game.start.position().clone(), game.moves.clone()));
+        }
+    }
+    Ok(games)
+}
+
+fn main() -> Result<(), String> {
+    let args = Args::parse();
+    let corpus = if args.corpus { Some(corpus()?) } else { None };
+    let games: Vec<u64> = match (args.only, &corpus) {
+        (Some(game), _) => vec![game],
+        (None, Some(c)) => (args.first..(args.first + args.games).min(c.len() as u64)).collect(),
+        (None, None) => (args.first..args.first + args.games).collect(),
+    };
+    for name in args.styles.split(',') {
+        let style = style(name, &args)?;
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<(u64, Judged)>> = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..args.threads.max(1) {
+                s.spawn(|| {
+                    while let Some(&game) = games.get(next.fetch_add(1, Ordering::SeqCst)) {
+                        let (start, moves) = match &corpus {
+                            Some(c) => c[game as usize].clone(),
+                            None => random_game(game, 160),
+                        };
+                        let synth = synthesize(&start, &moves, &style, game * 7 + 3);
+                        let source: Vec<String> =
+                            synth.moves.iter().map(|m| m.uci.clone()).collect();
+                        let trace = if args.period == 0 {
+                            synth.trace.clone()
+                        } else {
+                            sampled(&synth.trace, args.period)
+                        };
+                        let result = judge(&trace, &source, args.only.is_some());
+                        if let (Some(dir), Ok(Some(_))) = (&args.dump, &result) {
+                            let path = dir.join(format!("{name}-{game}.trace"));
+                            if let Err(e) = std::fs::write(&path, trace.to_string()) {
+                                eprintln!("{}: {e}", path.display());
+                            }
+                        }
+                        results.lock().unwrap().push((game, result));
+                    }
+                });
+            }
+        });
+        let mut results = results.into_inner().unwrap();
+        results.sort_by_key(|r| r.0);
+        let (mut exact, mut wrong, mut shown) = (0, 0, 0);
+        for (game, result) in results {
+            match result? {
+                None => exact += 1,
+                Some(failure) => {
+                    wrong += usize::from(failure.contains("WRONG"));
+                    if shown < args.show {
+                        shown += 1;
+                        println!("  {name} game {game}: {failure}");
+                    }
+                }
+            }
+        }
+        println!(
+            "{name}, period {} ms: {exact} of {} exact, {wrong} with a wrong move",
+            args.period,
+            games.len()
+        );
+    }
+    Ok(())
+}
