@@ -116,6 +116,22 @@ fn rook_first_in_casual_play_without_a_clock_is_castling() {
 }
 
 #[test]
+fn rook_first_castling_whose_rook_move_mates_is_still_castling_in_casual_play() {
+    // The rook set down on d1 alone mates (5.1a) and ends the game; the
+    // king then comes to c1 beside it: the hands castled (O-O-O mates too).
+    let mut h = Hands::new(Some("3k4/2p1p1N1/1N6/8/8/8/8/R3K3 w Q - 0 1"), "casual");
+    h.wait(1000)
+        .carry("a1", "d1")
+        .wait(800)
+        .carry("e1", "c1")
+        .wait(1000);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e1c1"]);
+    assert!(out.session.game().is_over(), "{:?}", kinds(&out.events));
+    assert!(kinds(&out.events).contains(&"takeback"));
+}
+
+#[test]
 fn rook_first_in_fide_without_a_clock_the_rook_move_stands() {
     let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
     h.wait(1000)

@@ -911,3 +911,27 @@ fn plies_read_again_in_one_line_go_in_the_order_the_hands_made_them() {
         kinds(&out.events)
     );
 }
+
+#[test]
+fn a_promotion_completed_before_its_name_lets_the_next_grab_release_the_reply() {
+    // b1=Q, never named: the new piece stands and White takes on d6 at
+    // once (107 ms), his rook slid up the file; Black presses while it
+    // slides (the promotion completed, 6.7, its piece still a queen by
+    // default, 3.7e). Black grabs his new queen 100 ms after the rook
+    // stood and before White's press: White's move was made (1.1, 4.6).
+    let mut h = Hands::new(
+        Some("3q4/2p2k1n/n2p2p1/5r1p/7P/6QP/1p2K3/3R4 b - - 3 30"),
+        "fide-blitz",
+    );
+    h.wait(1000).lift_then("b2", 177).place_then("b1", 912);
+    h.lift_then("b1", 600).place_then("b1", 107);
+    h.lift_then("d6", 72).place_then("d2", 3).lift_then("d1", 9);
+    h.lift_then("d2", 39)
+        .clock_then(Black, 143)
+        .place_then("d6", 100);
+    h.lift_then("b1", 114).clock_then(White, 170);
+    h.place_then("e1", 200).clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["b2b1q", "d1d6", "b1e1"]);
+    assert_eq!(completed(&out), [1, 2, 3]);
+}

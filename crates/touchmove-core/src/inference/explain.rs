@@ -40,15 +40,7 @@ impl Inference {
         let Some(last) = self.last_move.clone() else {
             return false;
         };
-        if self.game.moves().last().map(|m| m.mv) != Some(last.mv) {
-            return false;
-        }
-        let correction = last.before.legal_moves().into_iter().find(|m| {
-            *m != last.mv
-                && !(moving_from(m) & moving_from(&last.mv)).is_empty()
-                && occupancy_after(&last.before, m) == board
-        });
-        let Some(correction) = correction else {
+        let Some(correction) = self.correction_of(&last, board) else {
             return false;
         };
         let side = last.before.turn();
@@ -102,6 +94,35 @@ impl Inference {
             self.make_move(t, correction);
         }
         true
+    }
+
+    /// Another move of the last move's pieces that `board` shows instead
+    /// of it, while it is still the last one recorded.
+    fn correction_of(&self, last: &LastMove, board: Bitboard) -> Option<Move> {
+        if self.game.moves().last().map(|m| m.mv) != Some(last.mv) {
+            return None;
+        }
+        last.before.legal_moves().into_iter().find(|m| {
+            *m != last.mv
+                && !(moving_from(m) & moving_from(&last.mv)).is_empty()
+                && occupancy_after(&last.before, m) == board
+        })
+    }
+
+    /// Casual play: the rook of rook-first castling, set down, ended the
+    /// game by the position (its move mated or stalemated, 5.1a, 5.2a);
+    /// the king then came beside it. The hands castled: the rook's move
+    /// is corrected as [`Self::moved_on`] corrects it in a game going on.
+    pub(super) fn castled_after_the_game_ended(&mut self, t: Millis, board: Bitboard) -> bool {
+        if self.profile.is_fide() || !self.game.position().is_game_over() {
+            return false;
+        }
+        let castled = self
+            .last_move
+            .as_ref()
+            .and_then(|last| self.correction_of(last, board))
+            .is_some_and(|m| m.is_castle());
+        castled && self.moved_on(t, board)
     }
 
     /// Casual play: the board shows an earlier position of the game.

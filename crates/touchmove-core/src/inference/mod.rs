@@ -1083,6 +1083,8 @@ impl Inference {
         if !self.started || self.game.is_over() {
             if board == self.start.position().board().occupied() {
                 self.new_game(t);
+            } else if self.started {
+                self.castled_after_the_game_ended(t, board);
             }
             return;
         }

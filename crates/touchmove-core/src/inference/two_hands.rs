@@ -480,6 +480,13 @@ impl Inference {
             else {
                 continue;
             };
+            // A pawn set down on the last rank and swapped for its new
+            // piece (3.7e): released when the new piece stood.
+            let release = if m.is_promotion() {
+                swapped_at(&self.turn, m.to(), release, must_lift(&m)).unwrap_or(release)
+            } else {
+                release
+            };
             let reached_since = |s: Square| {
                 self.turn
                     .placements
