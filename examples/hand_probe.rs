@@ -222,6 +222,9 @@ fn corpus() -> Result<Vec<(Chess, Vec<Move>)>, String> {
 
 fn main() -> Result<(), String> {
     let args = Args::parse();
+    if let Some(dir) = &args.dump {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
     let corpus = if args.corpus { Some(corpus()?) } else { None };
     let games: Vec<u64> = match (args.only, &corpus) {
         (Some(game), _) => vec![game],

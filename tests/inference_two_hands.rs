@@ -935,3 +935,63 @@ fn a_promotion_completed_before_its_name_lets_the_next_grab_release_the_reply() 
     read_exactly(&out, &["b2b1q", "d1d6", "b1e1"]);
     assert_eq!(completed(&out), [1, 2, 3]);
 }
+
+#[test]
+fn a_step_read_in_one_scan_and_made_at_the_press_is_no_jump_later() {
+    // Read every 10 ms. Black's f7-f6 reads in one scan (the pawn slid
+    // onto the next square); White's hand is already at work when Black
+    // presses, so the press makes it. White's d4 stands; Black grabs his
+    // b-pawn 120 ms later: d4 is made (1.1), not a line of four plies
+    // explaining a board that jumped long before.
+    let mut h = Hands::new(
+        Some("rnbqkbnr/pppppppp/8/8/P7/8/1PPPPPPP/RNBQKBNR b KQkq - 0 1"),
+        "fide-blitz",
+    );
+    h.wait(3055).place_then("f6", 3).lift_then("f7", 152);
+    h.lift_then("d2", 40)
+        .place_then("d3", 20)
+        .lift_then("d3", 55);
+    h.clock_then(Black, 5).place_then("d4", 120);
+    h.lift_then("b7", 210)
+        .place_then("b5", 57)
+        .clock_then(White, 93);
+    h.lift_then("b5", 40).lift_then("a4", 187);
+    h.clock_then(Black, 3)
+        .place_then("b5", 300)
+        .clock_then(White, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["f7f6", "d2d4", "b7b5", "a4b5"]);
+    assert_eq!(inferred(&out), [false; 4], "every move read from the hands");
+}
+
+#[test]
+fn a_press_while_lines_are_open_reads_the_move_under_the_next_movers_grab() {
+    // bxc5 or bxa5, quicker than a scan (neither square reads empty): two
+    // lines stay open. Three plies later Black's Bxh6 is quicker than a
+    // scan too, and White grabs his bishop 4 ms before Black's press: the
+    // press reads Black's capture under each line (6.7, 1.1), as it would
+    // on the record. Black's a5-a4 then tells the lines apart.
+    let mut h = Hands::new(
+        Some("rnbqkb1r/4pp1p/6pP/ppp5/1PPp4/3P4/P3PP1P/RNBQKBNR w KQkq - 0 8"),
+        "fide-blitz",
+    );
+    h.wait(1000).lift_then("b4", 370).lift_then("a8", 41);
+    h.clock_then(White, 250)
+        .place_then("a7", 72)
+        .clock_then(Black, 70);
+    h.lift_then("f2", 300)
+        .place_then("f3", 100)
+        .clock_then(White, 200);
+    h.lift_then("f8", 450)
+        .lift_then("c1", 4)
+        .clock_then(Black, 250);
+    h.lift_then("h6", 20)
+        .place_then("h6", 180)
+        .clock_then(White, 200);
+    h.lift_then("a5", 200)
+        .place_then("a4", 100)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["b4c5", "a8a7", "f2f3", "f8h6", "c1h6", "a5a4"]);
+}

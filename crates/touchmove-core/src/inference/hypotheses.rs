@@ -8,7 +8,7 @@ use shakmaty::Role;
 use crate::game::repetition::PositionKey;
 
 use super::promotion::promoting_to;
-use super::two_hands::Hands;
+use super::two_hands::{Hands, MadeUnder};
 
 use super::*;
 
@@ -137,6 +137,22 @@ impl Inference {
                 ..Line::missed(plies, t)
             }))
             .collect();
+        self.hypothesise_lines(t, lines);
+    }
+
+    /// Moves read at the mover's press under the next mover's hand, each
+    /// a capture whose captured piece never read empty (two hands, 1.1):
+    /// lines whose ply was made when its piece was lifted, so the next
+    /// mover's lifts since (before the press too) are his next move's.
+    pub(super) fn hypothesise_made_under(&mut self, t: Millis, made: Vec<MadeUnder>) {
+        let lines = made
+            .into_iter()
+            .map(|f| Line::missed(vec![f.mv], f.release))
+            .collect();
+        self.hypothesise_lines(t, lines);
+    }
+
+    fn hypothesise_lines(&mut self, t: Millis, lines: Vec<Line>) {
         // The hands keep what they did: a piece lifted before the jump may
         // be the one a line's next move makes. Not on a board that nothing
         // explained before it jumped (a piece knocked over, garbage read):
@@ -336,6 +352,70 @@ impl Inference {
             if let Some(release) = next_hand_since {
                 self.carry_over(&old, release);
             }
+        }
+        self.settle_lines(
+            t,
+            Pending {
+                lines: next,
+                announced: pending.announced,
+                opened: pending.opened,
+            },
+        );
+        true
+    }
+
+    /// The press of `side` while lines are open (6.7): his hand is on the
+    /// clock, so under each line where he has the move, pieces lifted
+    /// since its last ply are the next mover's (1.1), and his piece gone
+    /// from its square and nowhere new took a piece whose square never
+    /// read empty (a capture quicker than a scan), as the record reads a
+    /// press. Those moves extend the line; the other lines are kept for
+    /// the next settle to judge. False when no line was extended.
+    pub(super) fn extend_lines_at_press(&mut self, t: Millis, side: Color) -> bool {
+        let Some(pending) = self.pending.take() else {
+            return false;
+        };
+        let base = self.game.position().clone();
+        let board = self.board;
+        let mut next: Vec<Line> = Vec::with_capacity(pending.lines.len());
+        let mut extended = 0;
+        for line in &pending.lines {
+            let pos = play_line(&base, &line.plies);
+            if pos.turn() != side || pos.is_game_over() || pos.board().occupied() == board {
+                next.push(line.clone());
+                continue;
+            }
+            // A lift a moment old has not settled: read on the raw board
+            // too, as the record's press does.
+            let under = [board, self.raw]
+                .iter()
+                .filter(|&&b| b == board || (b ^ board).count() <= 2)
+                .map(|&b| {
+                    self.all_made_under_lifts_after(
+                        &pos,
+                        &line.plies,
+                        Some(line.since),
+                        t,
+                        b,
+                        Hands::AnyAfterReleaseOrUnseen,
+                    )
+                })
+                .find(|found| !found.is_empty())
+                .unwrap_or_default();
+            if under.is_empty() {
+                next.push(line.clone());
+                continue;
+            }
+            for made in under {
+                let mut then = line.then_seen(&line.plies, made.mv, made.release);
+                then.under_lifts = true;
+                next.push(then);
+                extended += 1;
+            }
+        }
+        if extended == 0 {
+            self.pending = Some(pending);
+            return false;
         }
         self.settle_lines(
             t,

@@ -538,6 +538,8 @@ pub struct Inference {
     last_change: Option<Millis>,
     lifted_since_stable: Bitboard,
     jump: bool,
+    /// The squares of those jumps.
+    jumped: Bitboard,
     /// The board jumped while a displaced board was being repaired, a
     /// piece still in the hand: the next look at it still counts the jump
     /// (a capture nobody saw, its captured piece never off its square).
@@ -606,6 +608,7 @@ impl Inference {
             last_change: None,
             lifted_since_stable: Bitboard::EMPTY,
             jump: false,
+            jumped: Bitboard::EMPTY,
             jump_in_hand: false,
             alert_boards: Vec::new(),
             alert_at: None,
@@ -827,6 +830,8 @@ impl Inference {
             // Several squares changed in one scan: the sensors were not
             // read for a while (or a hand is faster than a scan).
             self.jump = true;
+            self.jumped.add(a.square);
+            self.jumped.add(b.square);
             // Unless it was a slide onto the neighbouring square, no hand
             // did it: not the next mover's hand releasing a move. (On a
             // board read every millisecond a slide's two switches fall in
@@ -1077,6 +1082,7 @@ impl Inference {
         self.last_change = None;
         let mut jump = std::mem::take(&mut self.jump);
         let mut unread = std::mem::take(&mut self.unread);
+        self.jumped = Bitboard::EMPTY;
         // Set again below if the board is still unexplained.
         let missing_since = self.missing_since.take();
 

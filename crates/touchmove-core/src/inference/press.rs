@@ -69,6 +69,10 @@ impl Inference {
             return PressMeaning::Ignored("no game in progress");
         }
         if self.pending.is_some() {
+            // The press may still tell what the hands did under the lines.
+            if self.extend_lines_at_press(t, side) && self.pending.is_none() {
+                return completed(self.complete_awaiting(t));
+            }
             return PressMeaning::Ignored("the moves the sensors did not read are not yet known");
         }
         if movers_press && self.promotion.is_some() {
@@ -224,7 +228,7 @@ impl Inference {
         }
         let unseen = self.all_made_under_lifts(t, board, Hands::AnyAfterReleaseOrUnseen);
         if unseen.len() > 1 && unseen.iter().all(|f| f.unseen) {
-            self.hypothesise(t, unseen.into_iter().map(|f| vec![f.mv]).collect());
+            self.hypothesise_made_under(t, unseen);
             return true;
         }
         false

@@ -436,11 +436,17 @@ impl Inference {
                     .into_iter()
                     .filter_map(|s| self.turn.first_lift(s))
                     .min(),
-                Some(since) => must_lift(&m)
+                // Its own pieces all lifted since; a captured piece may
+                // never have read lifted (a capture quicker than a scan).
+                Some(since) => moving_from(&m)
                     .into_iter()
                     .map(|s| self.turn.first_lift_after(s, since))
                     .collect::<Option<Vec<Millis>>>()
-                    .and_then(|lifts| lifts.into_iter().min()),
+                    .and_then(|lifts| {
+                        let captured =
+                            captured_square(&m).and_then(|c| self.turn.first_lift_after(c, since));
+                        lifts.into_iter().chain(captured).min()
+                    }),
             };
             let Some(began) = began else { continue };
             // When the mover's piece reached each square: the first piece
@@ -689,6 +695,17 @@ impl Inference {
         self.promotion = None;
         self.promotion_choice = None;
         self.make_move(t, made.mv);
+        // A jump on the move's own squares (a slide onto the neighbouring
+        // square read in one scan) is the move now made: no jump for the
+        // next settle to explain.
+        let own = moving_from(&made.mv)
+            | arrivals
+            | captured_square(&made.mv).map_or(Bitboard::EMPTY, Bitboard::from_square);
+        if (self.jumped & !own).is_empty() {
+            self.jump = false;
+            self.unread = false;
+            self.jumped = Bitboard::EMPTY;
+        }
         // What the next mover's hand did after the release stays his.
         self.carry_over(&old, made.release);
         // Pieces touched after the release: the next mover's touches.
