@@ -995,3 +995,26 @@ fn a_press_while_lines_are_open_reads_the_move_under_the_next_movers_grab() {
     let out = h.run();
     read_exactly(&out, &["b4c5", "a8a7", "f2f3", "f8h6", "c1h6", "a5a4"]);
 }
+
+#[test]
+fn a_glitch_under_the_next_movers_king_releases_no_promotion() {
+    // e8: the pawn stands on the last rank; Black's king square opens for
+    // one 10 ms reading (a glitch, or a brush): no grab, so the promotion
+    // is not made by it. The pawn is then swapped for a rook, named
+    // (3.7e), and Black takes it.
+    let mut h = Hands::new(
+        Some("1k5r/4Pp1p/5n1b/pPpp4/7p/1P1P1P2/8/R1BK3R w - - 1 27"),
+        "fide-blitz",
+    );
+    h.wait(1000).lift_then("e7", 220).place_then("e8", 240);
+    h.lift_then("b8", 10).place_then("b8", 330);
+    h.lift_then("e8", 1490).promote(Role::Rook);
+    h.wait(120).place_then("e8", 130).clock_then(White, 40);
+    h.lift_then("h8", 240)
+        .lift_then("e8", 40)
+        .place_then("e8", 120);
+    h.clock_then(Black, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["e7e8r", "h8e8"]);
+}

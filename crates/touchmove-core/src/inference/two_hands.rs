@@ -314,6 +314,33 @@ impl Inference {
         self.turn
             .touches
             .retain(|x| !(x.square == sq && x.at == lifted));
+        self.brush_released_nothing(sq, lifted);
+    }
+
+    /// A promotion released by the next mover's lift of `sq` (at `lifted`)
+    /// that was a brush: no grab, so the move is not made by it (1.1, 4.6)
+    /// and the promotion waits again for its new piece and its name (3.7e)
+    /// — unless his hand did something else since.
+    fn brush_released_nothing(&mut self, sq: Square, lifted: Millis) {
+        let Some(p) = &mut self.promotion else {
+            return;
+        };
+        let Some(r) = p.released else {
+            return;
+        };
+        let by_this_lift = !r.pressed
+            && r.touches_from.is_none()
+            && r.under_lifts.is_none()
+            && r.at.abs_diff(lifted) <= SLIDE_OVERLAP_MS;
+        let nothing_else = self
+            .turn
+            .removals
+            .iter()
+            .chain(&self.turn.placements)
+            .all(|(u, s)| *s == sq || *u < r.at.min(lifted));
+        if by_this_lift && nothing_else {
+            p.released = None;
+        }
     }
 
     /// How long the piece on `sq` was off its square: from the last raw
