@@ -357,8 +357,7 @@ impl Inference {
             t,
             Pending {
                 lines: next,
-                announced: pending.announced,
-                opened: pending.opened,
+                ..pending
             },
         );
         true
@@ -421,8 +420,7 @@ impl Inference {
             t,
             Pending {
                 lines: next,
-                announced: pending.announced,
-                opened: pending.opened,
+                ..pending
             },
         );
         true
