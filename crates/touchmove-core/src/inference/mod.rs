@@ -537,8 +537,8 @@ pub struct Inference {
     stable: Bitboard,
     last_change: Option<Millis>,
     lifted_since_stable: Bitboard,
-    jump: bool,
-    /// The squares of those jumps.
+    /// The squares that changed together in one scan (the board jumped)
+    /// since the last settle; empty when it did not jump.
     jumped: Bitboard,
     /// The board jumped while a displaced board was being repaired, a
     /// piece still in the hand: the next look at it still counts the jump
@@ -607,7 +607,6 @@ impl Inference {
             stable: Bitboard::EMPTY,
             last_change: None,
             lifted_since_stable: Bitboard::EMPTY,
-            jump: false,
             jumped: Bitboard::EMPTY,
             jump_in_hand: false,
             alert_boards: Vec::new(),
@@ -652,8 +651,8 @@ impl Inference {
         inference.game = game;
         inference.started = true;
         inference.awaiting_press = awaiting_press.filter(|_| !inference.game.is_over());
-        // The board may have moved on while it was not read.
-        inference.jump = true;
+        // The board may have moved on while it was not read: any square.
+        inference.jumped = Bitboard::FULL;
         inference.unread = true;
         inference.resumed = true;
         inference
@@ -829,7 +828,6 @@ impl Inference {
         if !self.straddle(a, b) && !self.bounced_into(a) && !self.bounced_into(b) {
             // Several squares changed in one scan: the sensors were not
             // read for a while (or a hand is faster than a scan).
-            self.jump = true;
             self.jumped.add(a.square);
             self.jumped.add(b.square);
             // Unless it was a slide onto the neighbouring square, no hand
@@ -1080,9 +1078,8 @@ impl Inference {
         let holding = (self.stable & !board).any() && (board & !self.stable).is_empty();
         let changed = self.settle_placed(t);
         self.last_change = None;
-        let mut jump = std::mem::take(&mut self.jump);
+        let mut jump = std::mem::take(&mut self.jumped).any();
         let mut unread = std::mem::take(&mut self.unread);
-        self.jumped = Bitboard::EMPTY;
         // Set again below if the board is still unexplained.
         let missing_since = self.missing_since.take();
 

@@ -55,6 +55,17 @@ impl Hands {
     }
 }
 
+/// When `m`, whose pieces stood at `set`, was released: a pawn set down
+/// on the last rank and swapped for its new piece (3.7e) when the new
+/// piece stood, any other move at `set`.
+fn released_at(turn: &TurnHands, m: &Move, set: Millis) -> Millis {
+    if m.is_promotion() {
+        swapped_at(turn, m.to(), set, must_lift(m)).unwrap_or(set)
+    } else {
+        set
+    }
+}
+
 /// Whether a legal move in `pos` captures the piece on `square` with a
 /// piece from one of the `lifted` squares.
 fn taken_by_lifted(pos: &Chess, square: Square, lifted: Bitboard) -> bool {
@@ -230,13 +241,9 @@ impl Inference {
             // What the next mover's hand did after the move's pieces first
             // stood (a piece of the mover's taken off to capture it, his
             // own piece slid on) is his turn's, not lost with the mover's.
-            let release = old.first_arrival(&before, &m, t).map(|release| {
-                if m.is_promotion() {
-                    swapped_at(&old, m.to(), release, must_lift(&m)).unwrap_or(release)
-                } else {
-                    release
-                }
-            });
+            let release = old
+                .first_arrival(&before, &m, t)
+                .map(|release| released_at(&old, &m, release));
             // A promotion whose piece is not yet named (3.7e): the move is
             // made, its record waits for the name.
             if self.release_unnamed_promotion(ReleasedPromotion::by_grab(t, release)) {
@@ -513,13 +520,7 @@ impl Inference {
             else {
                 continue;
             };
-            // A pawn set down on the last rank and swapped for its new
-            // piece (3.7e): released when the new piece stood.
-            let release = if m.is_promotion() {
-                swapped_at(&self.turn, m.to(), release, must_lift(&m)).unwrap_or(release)
-            } else {
-                release
-            };
+            let release = released_at(&self.turn, &m, release);
             let reached_since = |s: Square| {
                 self.turn
                     .placements
@@ -729,7 +730,6 @@ impl Inference {
             | arrivals
             | captured_square(&made.mv).map_or(Bitboard::EMPTY, Bitboard::from_square);
         if (self.jumped & !own).is_empty() {
-            self.jump = false;
             self.unread = false;
             self.jumped = Bitboard::EMPTY;
         }
