@@ -780,6 +780,93 @@ mod found {
         )
         .unwrap();
     }
+
+    #[test]
+    fn a_queen_in_the_hand_under_an_illegal_move_alert_is_read_where_it_lands() {
+        // The queen lifted from b3 and set on e3 (an illegal move), lifted
+        // again while a toggle and a capture on b5 read as one jump: the
+        // lift was forgotten with the unexplained board, so the board set
+        // to Qa4 (the queen, still held under the line of no plies, set
+        // down) waited, and three plies later the record took a capture
+        // that never happened.
+        check(
+            Profile::Casual,
+            false,
+            &[
+                Garbage(65536),
+                Legal(71),
+                Legal(122),
+                Legal(55),
+                Legal(165),
+                Legal(106),
+                Legal(46),
+                Legal(19),
+                Toggle(45),
+                Legal(65),
+                Legal(155),
+                Legal(61),
+                Bounce(19),
+                Wait(40),
+                Toggle(0),
+                Legal(15),
+                Legal(215),
+                Legal(52),
+                Legal(28),
+                Legal(88),
+                Toggle(0),
+                Toggle(2),
+                Clock(false),
+                Legal(163),
+                Legal(196),
+                Toggle(20),
+                Legal(244),
+            ],
+            &[118],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_piece_read_away_by_garbage_is_read_where_it_lands() {
+        // Garbage read the queen's e5 away while lines were open; the board
+        // set to ...Qg5 and quiet play: the queen set down on g5 was never
+        // read as a move (no lift of it known), and a five-ply line with
+        // a capture that never happened was recorded.
+        check(
+            Profile::FideStandard,
+            true,
+            &[
+                Legal(96),
+                Legal(24),
+                Legal(20),
+                Toggle(52),
+                Legal(115),
+                Legal(64),
+                Legal(27),
+                Legal(183),
+                Legal(143),
+                Garbage(15506),
+                Legal(155),
+                Legal(170),
+                Toggle(8),
+                Legal(208),
+                Toggle(8),
+                Toggle(9),
+                Legal(50),
+                Legal(236),
+                Garbage(182),
+                Legal(106),
+                Legal(243),
+                Promote(0),
+                Promote(0),
+                Legal(24),
+                Garbage(10),
+                Legal(200),
+            ],
+            &[36],
+        )
+        .unwrap();
+    }
 }
 
 fn cases() -> u32 {

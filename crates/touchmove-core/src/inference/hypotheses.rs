@@ -107,6 +107,10 @@ pub(super) struct Pending {
     /// When the lines were opened: what the hands did since is the next
     /// mover's once a line of missed plies alone remains.
     opened: Millis,
+    /// The board when the lines were opened: a piece gone from its square
+    /// then (in the hand, or garbage read) may be set down by a line's
+    /// next move, though no lift of it is known.
+    opened_board: Bitboard,
 }
 
 impl Inference {
@@ -166,6 +170,7 @@ impl Inference {
                 lines,
                 announced: Vec::new(),
                 opened: t,
+                opened_board: self.board,
             },
         );
     }
@@ -214,6 +219,10 @@ impl Inference {
         let mut waiting: Vec<usize> = Vec::new();
         for line in pending.lines {
             let pos = play_line(&base, &line.plies);
+            // Pieces of the line's position already gone when the lines
+            // were opened, and still gone: held, or read away by garbage.
+            let held = pos.board().occupied() & !pending.opened_board & !board;
+            let seen = self.turn.seen() | held;
             if pos.board().occupied() == board
                 && self.white.is_none_or(|w| w == pos.board().white())
             {
@@ -229,7 +238,11 @@ impl Inference {
                 .into_iter()
                 .filter(|m| {
                     occupancy_after(&pos, m) == board
-                        && self.hand_made_after(m, &line.plies, after_last_ply(&line))
+                        && if m.is_capture() || (must_lift(m) & held).is_empty() {
+                            self.hand_made_after(m, &line.plies, after_last_ply(&line))
+                        } else {
+                            (must_lift(m) & !seen).is_empty()
+                        }
                 })
                 // A promotion the hands make: the piece named, or a queen
                 // (a name entered later replaces it, see below).
@@ -317,7 +330,6 @@ impl Inference {
             };
             // The hands were seen: every piece these plies move or take
             // was lifted.
-            let seen = self.turn.seen();
             for more in found
                 .into_iter()
                 .filter(|more| more.iter().all(|m| (must_lift(m) & !seen).is_empty()))
