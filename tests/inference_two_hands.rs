@@ -1018,3 +1018,42 @@ fn a_glitch_under_the_next_movers_king_releases_no_promotion() {
     let out = h.run();
     read_exactly(&out, &["e7e8r", "h8e8"]);
 }
+
+#[test]
+fn a_piece_sliding_on_as_the_opponent_presses_while_lines_are_open_is_no_move_yet() {
+    // bxa3 or bxc3, quicker than a scan: two lines stay open. Nf3 and
+    // ...a6 follow, and Black presses as White's queen, sliding d1-c2-b3,
+    // stands on c2 for 50 ms: the press reads no queen move to c2 under
+    // the lines (she slides on; once read, her arrival on b3 was a second
+    // move and every line died), and Qb3 is read when she stands. ...c2
+    // then tells the lines apart.
+    let mut h = Hands::new(
+        Some("rnbqkbnr/p2ppppp/8/8/1p6/P1P5/1P1PPPPP/RNBQKBNR b KQkq - 0 4"),
+        "fide-blitz",
+    );
+    h.wait(1000).lift_then("b4", 370).clock_then(Black, 300);
+    h.lift_then("g1", 200)
+        .place_then("f3", 150)
+        .clock_then(White, 300);
+    h.lift_then("a7", 200)
+        .place_then("a6", 190)
+        .lift_then("d1", 40)
+        .place_then("c2", 50)
+        .clock_then(Black, 20)
+        .lift_then("c2", 120)
+        .place_then("b3", 200)
+        .clock_then(White, 300);
+    h.lift_then("c3", 100)
+        .place_then("c2", 200)
+        .clock_then(Black, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["b4c3", "g1f3", "a7a6", "d1b3", "c3c2"]);
+    // Under no line was the queen's passing over c2 a move.
+    assert!(
+        !out.events
+            .iter()
+            .any(|e| matches!(&e.kind, touchmove_core::events::EventKind::Candidates { lines } if lines.iter().any(|l| l.contains("d1c2")))),
+        "a line read the slide's first square as a move"
+    );
+}

@@ -557,7 +557,14 @@ impl Inference {
     fn reply_stood(&self, t: Millis, pos: &Chess, line: &[Move]) -> bool {
         let mut after = pos.clone();
         after.play_unchecked(line[0]);
-        arrival_squares(&after, &line[1]).into_iter().all(|s| {
+        self.stood(t, &after, &line[1])
+    }
+
+    /// Whether the pieces `m` sets down in `pos` have stood since
+    /// [`two_hands::RELEASE_MIN_MS`] before `t` (else they may be sliding
+    /// on).
+    pub(super) fn stood(&self, t: Millis, pos: &Chess, m: &Move) -> bool {
+        arrival_squares(pos, m).into_iter().all(|s| {
             self.turn.placed_at[s as usize].is_some_and(|p| {
                 self.turn
                     .first_contact(s, p)

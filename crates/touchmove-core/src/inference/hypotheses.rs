@@ -244,6 +244,11 @@ impl Inference {
                             (must_lift(m) & !seen).is_empty()
                         }
                 })
+                // At the mover's press, the next mover's piece set down a
+                // moment ago may be sliding on (two hands, 1.1): not made.
+                .filter(|m| {
+                    !self.pressing || pos.turn() == self.game.turn() || self.stood(t, &pos, m)
+                })
                 // A promotion the hands make: the piece named, or a queen
                 // (a name entered later replaces it, see below).
                 .filter(|m| {
