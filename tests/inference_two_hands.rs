@@ -1057,3 +1057,31 @@ fn a_piece_sliding_on_as_the_opponent_presses_while_lines_are_open_is_no_move_ye
         "a line read the slide's first square as a move"
     );
 }
+
+#[test]
+fn a_lift_read_with_a_blip_elsewhere_is_a_hand_not_a_jump() {
+    // White's rook leaves h3 in the same 10 ms reading as a blip on e3
+    // (its pawn reads gone for one reading). The blip is no piece moved
+    // while the sensors were unread: Rh2 is a move of the hands, and
+    // Black's grab of his knight 150 ms after it stands releases it
+    // (1.1, 4.6). Before, the reading counted as a jump, lines of missed
+    // plies were opened, and an illegal move was alerted.
+    let mut h = Hands::new(
+        Some("r1bqkb1r/1pp3pp/2n5/1p1pNp1P/1Q6/3Pp1PR/P1P1PP2/RN2KB2 w Qkq - 0 15"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_together(&["e3", "h3"], 10)
+        .place_then("e3", 270)
+        .place_then("h2", 150)
+        .lift_then("c6", 320)
+        .clock_then(White, 70)
+        .place_then("b8", 540)
+        .clock_then(Black, 450);
+    h.lift_then("a2", 300)
+        .place_then("a3", 450)
+        .clock_then(White, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["h3h2", "c6b8", "a2a3"]);
+}

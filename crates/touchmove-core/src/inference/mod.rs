@@ -554,6 +554,9 @@ pub struct Inference {
     /// Of the jumps since the last settle, one no slide explains (see
     /// [`slid_next_door`]): the hands were not read.
     unread: bool,
+    /// The scans since the last settle whose changes made the board count
+    /// as jumped (see [`Inference::forgive_blip`]).
+    jumped_scans: Vec<Vec<SettledChange>>,
     /// What the hands did in the current turn.
     turn: TurnHands,
     /// Since when pieces have been missing with nothing explaining it.
@@ -612,6 +615,7 @@ impl Inference {
             alert_boards: Vec::new(),
             alert_at: None,
             unread: false,
+            jumped_scans: Vec::new(),
             turn: TurnHands::default(),
             missing_since: None,
             awaiting_press: None,
@@ -814,29 +818,73 @@ impl Inference {
                 // A scan is judged whole before any of its changes is read:
                 // its first change is no hand's either when the scan jumped.
                 if i == 0 {
-                    for pair in scan.windows(2) {
-                        self.judge_one_scan(&pair[0], &pair[1]);
-                    }
+                    self.judge_scan(scan);
                 }
+                self.forgive_blip(c);
                 self.change(c);
             }
         }
     }
 
-    /// Two changes read in one scan.
-    fn judge_one_scan(&mut self, a: &SettledChange, b: &SettledChange) {
-        if !self.straddle(a, b) && !self.bounced_into(a) && !self.bounced_into(b) {
-            // Several squares changed in one scan: the sensors were not
-            // read for a while (or a hand is faster than a scan).
-            self.jumped.add(a.square);
-            self.jumped.add(b.square);
-            // Unless it was a slide onto the neighbouring square, no hand
-            // did it: not the next mover's hand releasing a move. (On a
-            // board read every millisecond a slide's two switches fall in
-            // one reading only by chance; unless a hand was just seen on
-            // them, such a step is the sensors unread too.)
-            self.unread |= !slid_next_door(a, b)
-                || (self.fine_scans() && !self.turn.worked_before(a, b, HAND_NEAR_MS));
+    /// The changes read in one scan: whether the board jumped.
+    fn judge_scan(&mut self, scan: &[SettledChange]) {
+        let mut jumped = false;
+        for pair in scan.windows(2) {
+            jumped |= self.judge_one_scan(&pair[0], &pair[1]);
+        }
+        if jumped {
+            self.jumped_scans.push(scan.to_vec());
+        }
+    }
+
+    /// Two changes read in one scan. True when they count as a jump.
+    fn judge_one_scan(&mut self, a: &SettledChange, b: &SettledChange) -> bool {
+        if self.straddle(a, b) || self.bounced_into(a) || self.bounced_into(b) {
+            return false;
+        }
+        // Several squares changed in one scan: the sensors were not read
+        // for a while (or a hand is faster than a scan).
+        self.jumped.add(a.square);
+        self.jumped.add(b.square);
+        // Unless it was a slide onto the neighbouring square, no hand did
+        // it: not the next mover's hand releasing a move. (On a board read
+        // every millisecond a slide's two switches fall in one reading
+        // only by chance; unless a hand was just seen on them, such a step
+        // is the sensors unread too.)
+        self.unread |= !slid_next_door(a, b)
+            || (self.fine_scans() && !self.turn.worked_before(a, b, HAND_NEAR_MS));
+        true
+    }
+
+    /// A square that changed in a jumped scan and changed back at the very
+    /// next reading was a blip (interference, a contact brushed), not a
+    /// piece moved while the sensors were unread: the scans are judged
+    /// again without it. A lift read in the same scan as a blip elsewhere
+    /// is a hand's, as it would be alone.
+    fn forgive_blip(&mut self, c: &SettledChange) {
+        let reading = self.scan_period.max(1);
+        let blipped = |scan: &Vec<SettledChange>| {
+            scan.iter()
+                .any(|x| x.square == c.square && x.since < c.since && c.since <= x.since + reading)
+        };
+        // (A board resumed counts every square as jumped, whatever blips.)
+        if self.jumped == Bitboard::FULL || !self.jumped_scans.iter().any(blipped) {
+            return;
+        }
+        let scans: Vec<Vec<SettledChange>> = std::mem::take(&mut self.jumped_scans)
+            .into_iter()
+            .map(|scan| {
+                if blipped(&scan) {
+                    scan.into_iter().filter(|x| x.square != c.square).collect()
+                } else {
+                    scan
+                }
+            })
+            .collect();
+        self.jumped = Bitboard::EMPTY;
+        self.unread = false;
+        for scan in scans {
+            self.judge_scan(&scan);
         }
     }
 
@@ -1080,6 +1128,7 @@ impl Inference {
         self.last_change = None;
         let mut jump = std::mem::take(&mut self.jumped).any();
         let mut unread = std::mem::take(&mut self.unread);
+        self.jumped_scans.clear();
         // Set again below if the board is still unexplained.
         let missing_since = self.missing_since.take();
 

@@ -732,6 +732,7 @@ impl Inference {
         if (self.jumped & !own).is_empty() {
             self.unread = false;
             self.jumped = Bitboard::EMPTY;
+            self.jumped_scans.clear();
         }
         // What the next mover's hand did after the release stays his.
         self.carry_over(&old, made.release);
