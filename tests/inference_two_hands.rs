@@ -1085,3 +1085,28 @@ fn a_lift_read_with_a_blip_elsewhere_is_a_hand_not_a_jump() {
     let out = h.run();
     read_exactly(&out, &["h3h2", "c6b8", "a2a3"]);
 }
+
+#[test]
+fn a_pawn_taken_en_passant_before_the_press_was_a_double_step() {
+    // ...d5, set down for 115 ms, taken en passant by White's hand before
+    // Black presses (two hands, 1.1): the board reads as ...d6 cxd6 too
+    // (one position), but the hands set a pawn on d5, not on d6.
+    let mut h = Hands::new(
+        Some("rnbqkb1r/2pp1p2/5n2/p1P1P1p1/8/1P5P/1P2PPBK/RNBQ1R2 b kq - 0 12"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("d7", 133)
+        .place_then("d5", 115)
+        .lift_then("d5", 134)
+        .place_then("d6", 15)
+        .lift_then("c5", 122)
+        .clock_then(Black, 50)
+        .clock_then(White, 400);
+    h.lift_then("f8", 200)
+        .lift_then("d6", 150)
+        .place_then("d6", 300)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["d7d5", "c5d6", "f8d6"]);
+}

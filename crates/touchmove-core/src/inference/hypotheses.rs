@@ -191,6 +191,22 @@ impl Inference {
             .sum()
     }
 
+    /// How many squares the hands were seen setting a piece on that no ply
+    /// of the line sets a piece on (or takes one from): of two orders of
+    /// plies reaching one position, the one the hands were seen making
+    /// (a pawn set down on d5 and taken en passant is no pawn moved to
+    /// d6 and taken there).
+    fn placed_elsewhere(&self, base: &Chess, plies: &[Move]) -> usize {
+        let mut pos = base.clone();
+        let mut reached = Bitboard::EMPTY;
+        for m in plies {
+            reached |= arrival_squares(&pos, m);
+            pos.play_unchecked(*m);
+        }
+        let placed: Bitboard = self.turn.placements.iter().map(|(_, sq)| *sq).collect();
+        (placed & !reached).count()
+    }
+
     /// Drops every open line (their plies are searched again from the
     /// record, with what the board shows now).
     pub(super) fn drop_lines(&mut self, t: Millis, pending: Pending) {
@@ -508,6 +524,7 @@ impl Inference {
                 (
                     !line.seen_last,
                     self.against_the_hands(&line.plies),
+                    self.placed_elsewhere(&base, &line.plies),
                     guessed(line),
                 )
             }) {

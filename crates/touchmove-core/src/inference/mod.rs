@@ -867,8 +867,13 @@ impl Inference {
             scan.iter()
                 .any(|x| x.square == c.square && x.since < c.since && c.since <= x.since + reading)
         };
-        // (A board resumed counts every square as jumped, whatever blips.)
-        if self.jumped == Bitboard::FULL || !self.jumped_scans.iter().any(blipped) {
+        // (A board resumed counts every square as jumped, whatever blips.
+        // On a board read every millisecond a switch back at the next
+        // reading is a contact bouncing, judged as such.)
+        if self.jumped == Bitboard::FULL
+            || self.fine_scans()
+            || !self.jumped_scans.iter().any(blipped)
+        {
             return;
         }
         let scans: Vec<Vec<SettledChange>> = std::mem::take(&mut self.jumped_scans)
