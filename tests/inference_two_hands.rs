@@ -1110,3 +1110,32 @@ fn a_pawn_taken_en_passant_before_the_press_was_a_double_step() {
     let out = h.run();
     read_exactly(&out, &["d7d5", "c5d6", "f8d6"]);
 }
+
+#[test]
+fn a_king_slid_on_landing_before_its_square_lets_go_is_released_by_the_next_movers_capture() {
+    // Kd2, slid from c1: the magnet closes d2 53 ms before c1 reads empty,
+    // its contacts still bouncing as c1 lets go. Black's hand takes the d4
+    // pawn off 105 ms later and lifts his knight to capture it, before
+    // White's press (two hands, 1.1): the king's move was made when it
+    // stood on d2 (4.6), not an illegal move with a pawn missing.
+    let mut h = Hands::new(
+        Some("5b2/8/2n1p2k/7B/3P3P/5p1R/8/2K3N1 w - - 0 36"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .place_then("d2", 46)
+        .lift_then("d2", 7)
+        .lift_then("c1", 0)
+        .place_then("d2", 3)
+        .lift_then("d2", 3)
+        .place_then("d2", 105)
+        .lift_then("d4", 1)
+        .place_then("d4", 3)
+        .lift_then("d4", 20)
+        .lift_then("c6", 178)
+        .clock_then(White, 33)
+        .place_then("d4", 249)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["c1d2", "c6d4"]);
+}

@@ -344,9 +344,23 @@ impl TurnHands {
         now: Millis,
         pushed_off: Option<Millis>,
     ) -> Option<Millis> {
+        // (Or earlier, when the square's contacts were still bouncing as
+        // the move began and it never read empty since: a piece slid on,
+        // landing as its own square let go.)
+        let landing = |p: Millis| {
+            self.toggles
+                .iter()
+                .any(|(x, s)| *s == sq && *x > p && x.saturating_add(SLIDE_OVERLAP_MS) >= began)
+                && !self
+                    .removals
+                    .iter()
+                    .any(|(u, s)| *s == sq && *u > p && *u <= began)
+        };
         self.placements
             .iter()
-            .filter(|(u, s)| *s == sq && u.saturating_add(SLIDE_OVERLAP_MS) >= began)
+            .filter(|(u, s)| {
+                *s == sq && (u.saturating_add(SLIDE_OVERLAP_MS) >= began || landing(*u))
+            })
             .map(|(p, _)| *p)
             .chain(pushed_off)
             .find(|&p| {
