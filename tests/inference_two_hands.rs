@@ -1139,3 +1139,38 @@ fn a_king_slid_on_landing_before_its_square_lets_go_is_released_by_the_next_move
     let out = h.run();
     read_exactly(&out, &["c1d2", "c6d4"]);
 }
+
+#[test]
+fn a_new_piece_rocking_as_it_lands_is_the_promotions_not_the_next_movers_hand() {
+    // ...g1, the pawn swapped for the new piece (3.7e), which rocks as it
+    // lands (g1 reads empty for 16 ms). White grabs his rook 118 ms after
+    // it stands (the promotion made, 1.1) and plays Rg2; Black's hand
+    // takes the e1 rook off and lifts the queen before White presses.
+    // The rocking is no part of White's turn: not read as his rook taking
+    // the new queen on g1 beside Rg2, and no illegal move.
+    let mut h = Hands::new(
+        Some("r5r1/2k4p/4pb2/8/N2n1P2/PP1QB2B/R5p1/2K1R3 b - - 1 34"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("g2", 224)
+        .place_then("g1", 2)
+        .lift_then("g1", 3)
+        .place_then("g1", 1)
+        .lift_then("g1", 3)
+        .place_then("g1", 763)
+        .lift_then("g1", 755)
+        .place_then("g1", 48)
+        .lift_then("g1", 16)
+        .place_then("g1", 118)
+        .lift_then("a2", 54)
+        .clock_then(Black, 132)
+        .place_then("g2", 100)
+        .lift_then("e1", 27)
+        .lift_then("g1", 69)
+        .clock_then(White, 187)
+        .place_then("e1", 306)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    read_exactly(&out, &["g2g1q", "a2g2", "g1e1"]);
+}

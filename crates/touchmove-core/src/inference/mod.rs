@@ -348,13 +348,12 @@ impl TurnHands {
         // the move began and it never read empty since: a piece slid on,
         // landing as its own square let go.)
         let landing = |p: Millis| {
-            self.toggles
+            self.toggles.iter().any(|(x, s)| {
+                *s == sq && *x > p && *x <= began && x.saturating_add(SLIDE_OVERLAP_MS) >= began
+            }) && !self
+                .removals
                 .iter()
-                .any(|(x, s)| *s == sq && *x > p && x.saturating_add(SLIDE_OVERLAP_MS) >= began)
-                && !self
-                    .removals
-                    .iter()
-                    .any(|(u, s)| *s == sq && *u > p && *u <= began)
+                .any(|(u, s)| *s == sq && *u > p && *u <= began)
         };
         self.placements
             .iter()

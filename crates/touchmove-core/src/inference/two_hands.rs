@@ -88,16 +88,27 @@ fn swapped_at(turn: &TurnHands, square: Square, set: Millis, own: Bitboard) -> O
         .iter()
         .find(|(u, s)| *s == square && *u > set)
         .map(|(u, _)| *u)?;
-    let on = turn
+    let placed: Vec<Millis> = turn
         .placements
         .iter()
-        .find(|(u, s)| *s == square && *u > off)
-        .map(|(u, _)| *u)?;
+        .filter(|(u, s)| *s == square && *u > off)
+        .map(|(u, _)| *u)
+        .collect();
+    let on = *placed.first()?;
     let others = turn
         .removals
         .iter()
         .any(|(u, s)| *s != square && !own.contains(*s) && *u > set && *u < on);
-    (!others).then_some(on)
+    // The new piece stood once it stayed [`RELEASE_MIN_MS`] before the
+    // square next emptied: a piece rocking as it lands is still being set
+    // down, its contacts' openings no hand of the next mover.
+    let stood = placed.iter().copied().find(|&p| {
+        turn.removals
+            .iter()
+            .find(|(u, s)| *s == square && *u > p)
+            .is_none_or(|(u, _)| *u >= p.saturating_add(RELEASE_MIN_MS))
+    });
+    (!others).then(|| stood.unwrap_or(on))
 }
 
 /// The squares a capture other than en passant leaves and takes on.
