@@ -1174,3 +1174,33 @@ fn a_new_piece_rocking_as_it_lands_is_the_promotions_not_the_next_movers_hand() 
     let out = h.run();
     read_exactly(&out, &["g2g1q", "a2g2", "g1e1"]);
 }
+
+#[test]
+fn a_press_after_the_reply_was_read_as_a_missed_step_completes_the_move() {
+    // ...e6, and White's c2-c3 read in one 10 ms scan (a step to the next
+    // square: a ply the sensors missed, recorded and completed at once)
+    // before Black presses (two hands, 1.1). Black's press completes his
+    // ...e6 (6.7): no press without a move (7.5.3 of 2023).
+    let mut h = Hands::new(
+        Some("rnbqkbnr/ppppppp1/8/7p/6PP/8/PPPPPP2/RNBQKBNR b KQkq - 0 2"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("e7", 260)
+        .place_then("e6", 390)
+        .lift_then("c2", 0)
+        .place_then("c3", 173)
+        .clock_then(Black, 50)
+        .clock_then(White, 207);
+    h.lift_then("h5", 260)
+        .lift_then("g4", 60)
+        .place_then("g4", 137)
+        .clock_then(Black, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["e7e6", "c2c3", "h5g4"]);
+    // Each ply completed once (...e6 at Black's press, after c3).
+    let mut completed = support::completed_plies(&out.events);
+    completed.sort_unstable();
+    assert_eq!(completed, vec![1, 2, 3]);
+}

@@ -1426,8 +1426,7 @@ impl Inference {
         self.unpressed = self
             .awaiting_press
             .take()
-            .map(|ply| (ply, self.game.moves()[ply - 1].side))
-            .filter(|_| !self.inferring);
+            .map(|ply| (ply, self.game.moves()[ply - 1].side));
         let record = &self.game.moves()[played.ply - 1];
         let event = EventKind::Move {
             ply: played.ply,

@@ -112,6 +112,18 @@ impl Inference {
             self.emit(t, EventKind::MoveCompleted { ply });
             return PressMeaning::Completed { ply };
         }
+        // Two hands (1.1): the reply to his move was read (a ply the
+        // sensors missed, completed as it was read) before he pressed for
+        // his own; with nothing new on the board this press completes his
+        // move (6.7), not a press without a move.
+        if let Some((late, by)) = self.unpressed
+            && by == side
+            && self.board == self.game.position().board().occupied()
+        {
+            self.unpressed = None;
+            self.emit(t, EventKind::MoveCompleted { ply: late });
+            return PressMeaning::Completed { ply: late };
+        }
         if side != self.game.turn() {
             // Two hands (1.1) and a jump: the opponent's move was not read
             // (a capture whose captured piece never read empty, his press
