@@ -1204,3 +1204,26 @@ fn a_press_after_the_reply_was_read_as_a_missed_step_completes_the_move() {
     completed.sort_unstable();
     assert_eq!(completed, vec![1, 2, 3]);
 }
+
+#[test]
+fn a_press_for_a_ply_read_among_missed_plies_completes_it() {
+    // ...Bxh4 quicker than a scan (h4 never reads empty), and White's Rh2
+    // made before Black presses (two hands, 1.1): the two plies are read
+    // at one settle as plies the sensors missed, each completed as read.
+    // Black's press that follows is his ...Bxh4's (6.7), not a press
+    // without a move (7.5.3 of 2023).
+    let mut h = Hands::new(Some("8/4b3/1k6/1P5p/7P/8/R7/6K1 b - - 3 43"), "fide-blitz");
+    h.wait(1000)
+        .lift_then("e7", 380)
+        .lift_then("a2", 130)
+        .place_then("h2", 170)
+        .clock_then(Black, 30)
+        .lift_then("b6", 43)
+        .clock_then(White, 197)
+        .lift_then("b5", 170)
+        .place_then("b5", 118)
+        .clock_then(Black, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["e7h4", "a2h2", "b6b5"]);
+}

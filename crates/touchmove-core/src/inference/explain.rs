@@ -578,6 +578,7 @@ impl Inference {
     /// (later plies were made after them), marked as inferred.
     pub(super) fn adopt(&mut self, t: Millis, plies: Vec<Move>) {
         self.inferring = true;
+        let first = self.game.moves().len();
         for m in plies {
             self.turn = TurnHands::default();
             self.make_move(t, m);
@@ -589,6 +590,12 @@ impl Inference {
             }
         }
         self.inferring = false;
+        let side = self.game.turn();
+        if let Some(i) =
+            (first..self.game.moves().len()).rfind(|&i| self.game.moves()[i].side == side)
+        {
+            self.missed_press = Some((i + 1, side));
+        }
     }
 
     /// Nothing explains the board: an illegal move if the player having

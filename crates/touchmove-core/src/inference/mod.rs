@@ -578,6 +578,11 @@ pub struct Inference {
     /// A move made whose mover had not pressed when the reply was made
     /// (two hands): his press still completes it (6.7).
     unpressed: Option<(usize, Color)>,
+    /// The last ply of the side to move among plies the sensors missed
+    /// (recorded and completed as read, their presses unseen): his press
+    /// before anything new of his stands on the board is the press for it
+    /// (6.7), not a press without a move.
+    missed_press: Option<(usize, Color)>,
     last_move: Option<LastMove>,
     promotion: Option<PendingPromotion>,
     promotion_choice: Option<Role>,
@@ -633,6 +638,7 @@ impl Inference {
             missing_since: None,
             awaiting_press: None,
             unpressed: None,
+            missed_press: None,
             last_move: None,
             promotion: None,
             promotion_choice: None,
@@ -1354,6 +1360,7 @@ impl Inference {
         self.jump_in_hand = false;
         self.awaiting_press = None;
         self.unpressed = None;
+        self.missed_press = None;
         self.pending = None;
         self.last_move = None;
         self.promotion = None;
@@ -1423,6 +1430,9 @@ impl Inference {
             Ok(p) => p,
             Err(_) => return,
         };
+        if !self.inferring {
+            self.missed_press = None;
+        }
         self.unpressed = self
             .awaiting_press
             .take()

@@ -124,6 +124,21 @@ impl Inference {
             self.emit(t, EventKind::MoveCompleted { ply: late });
             return PressMeaning::Completed { ply: late };
         }
+        // The same for his ply among plies the sensors missed, completed
+        // when they were read: this is its press.
+        if let Some((ply, by)) = self.missed_press
+            && by == side
+            && self.awaiting_press.is_none()
+            && self
+                .game
+                .moves()
+                .get(ply.wrapping_sub(1))
+                .is_some_and(|m| m.side == side)
+            && self.board == self.game.position().board().occupied()
+        {
+            self.missed_press = None;
+            return PressMeaning::Completed { ply };
+        }
         if side != self.game.turn() {
             // Two hands (1.1) and a jump: the opponent's move was not read
             // (a capture whose captured piece never read empty, his press
