@@ -1227,3 +1227,35 @@ fn a_press_for_a_ply_read_among_missed_plies_completes_it() {
     let out = h.run();
     read_exactly(&out, &["e7h4", "a2h2", "b6b5"]);
 }
+
+#[test]
+fn a_blip_read_just_before_the_press_is_not_part_of_the_move() {
+    // Bc8 stands; h2 reads occupied in the one 10 ms reading before
+    // White's press (interference) and empty at the next. The press
+    // completes Bc8 (6.7): no illegal move with a piece on h2.
+    let mut h = Hands::new(
+        Some("1n1b1rk1/5p2/8/7p/1K1Rn2P/7B/8/6N1 w - - 0 38"),
+        "fide-blitz",
+    );
+    // (The bishop slides h3-c8, blipping the squares it passes.)
+    h.wait(1000)
+        .lift_then("h3", 20)
+        .place_then("g4", 20)
+        .lift_then("g4", 30)
+        .place_then("f5", 10)
+        .lift_then("f5", 30)
+        .place_then("e6", 20)
+        .lift_then("e6", 30)
+        .place_then("d7", 10)
+        .lift_then("d7", 40)
+        .place_then("c8", 90)
+        .place_then("h2", 8)
+        .clock_then(White, 2)
+        .lift_then("h2", 2958)
+        .lift_then("d8", 440)
+        .place_then("e7", 300)
+        .clock_then(Black, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["h3c8", "d8e7"]);
+}

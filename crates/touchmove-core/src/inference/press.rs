@@ -51,7 +51,15 @@ impl Inference {
         let plies_before = self.game.moves().len();
         if (movers_press || !self.started) && !next_hand_at_work && self.last_change.is_some() {
             self.pressing = movers_press;
+            let blip = if movers_press {
+                self.set_this_reading(t)
+            } else {
+                Bitboard::EMPTY
+            };
+            // (Judged at the next settle, with the reading that follows.)
+            self.board ^= blip;
             self.evaluate(t);
+            self.board ^= blip;
             self.pressing = false;
         }
         // That settle read his move and the opponent's reply already set
@@ -315,6 +323,32 @@ impl Inference {
             return self.made_under_lifts(t, self.board & !bouncing, Hands::AnyAfterRelease);
         }
         None
+    }
+
+    /// Squares set down in the very reading before the mover's press, on
+    /// no square the move he made goes to: the board without them shows
+    /// his move, with them none. His hand is on the clock (6.7): a blip
+    /// (interference, read once) or another hand this instant, not his
+    /// move; the press reads the board without them.
+    fn set_this_reading(&self, t: Millis) -> Bitboard {
+        let reading = self.scan_period.max(1);
+        let fresh: Bitboard = (self.board & !self.game.position().board().occupied())
+            .into_iter()
+            .filter(|s| {
+                self.turn.placed_at[*s as usize]
+                    .is_some_and(|p| p <= t && t.saturating_sub(p) < reading)
+            })
+            .collect();
+        if fresh.is_empty()
+            || self.fine_scans()
+            || self.pick(&self.candidates(self.board, false)).is_some()
+            || self
+                .pick(&self.candidates(self.board & !fresh, false))
+                .is_none()
+        {
+            return Bitboard::EMPTY;
+        }
+        fresh
     }
 
     /// The reply of `side` (to move, while the opponent's move awaits its
