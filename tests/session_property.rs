@@ -867,6 +867,88 @@ mod found {
         )
         .unwrap();
     }
+
+    #[test]
+    fn a_capture_onto_a_square_the_repair_refilled_is_no_more_certain_than_another() {
+        // Contacts bouncing left e4 empty, then a1: the board displaced.
+        // In one scan a1 and e4 are set back and the knight leaves f6:
+        // ...Nxh5 (its pawn taken quicker than a scan) or ...Nxe4 (the
+        // pawn already off). e4's lift was the board going wrong, no sign
+        // of a capture there: both stay open, the knight's next move tells.
+        check(
+            Profile::FideBlitz,
+            true,
+            &[
+                Legal(134),
+                Toggle(21),
+                Toggle(21),
+                Legal(95),
+                Garbage(49152),
+                Legal(108),
+                Legal(123),
+                Legal(248),
+                Legal(206),
+                Legal(140),
+                Toggle(27),
+                Legal(38),
+                Toggle(17),
+                Legal(210),
+                Legal(22),
+                Legal(94),
+                Bounce(16),
+                Legal(144),
+                Toggle(0),
+                Legal(184),
+                Legal(117),
+                Bounce(28),
+                Toggle(0),
+            ],
+            &[42],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_piece_set_back_by_a_jump_captures_only_once_lifted_again() {
+        // The knight lifted from f6 (and e4 worked) before the board
+        // jumped to three plies on, f6 set again by the jump; then
+        // ...Nh5. The lift from before the jump made the knight's
+        // leaving f6 read as ...Nxe4 under the lines (e4 worked after
+        // that lift, not after the one that moved it).
+        check(
+            Profile::FideStandard,
+            true,
+            &[
+                Legal(48),
+                Toggle(16),
+                Legal(108),
+                Legal(246),
+                Legal(63),
+                Legal(244),
+                Legal(98),
+                Toggle(18),
+                Legal(96),
+                Toggle(0),
+                Wait(157),
+                Garbage(11520),
+                Garbage(3412635731995881750),
+                Toggle(2),
+                Wait(157),
+                Legal(15),
+                Legal(130),
+                Legal(235),
+                Legal(228),
+                Toggle(8),
+                Legal(27),
+                Toggle(19),
+                Clock(true),
+                Legal(80),
+                Legal(243),
+            ],
+            &[135, 234, 50],
+        )
+        .unwrap();
+    }
 }
 
 fn cases() -> u32 {

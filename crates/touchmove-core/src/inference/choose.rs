@@ -56,6 +56,13 @@ impl Inference {
                 self.turn.last_lift(from)
             } else if let Some(after) = after {
                 self.turn.first_lift_after(from, after)
+            } else if let Some(set_back) = self.turn.placed_at[from as usize]
+                && !line.is_empty()
+            {
+                // Under plies the sensors missed: a piece set down on its
+                // square since its first lift (the board set by a jump)
+                // was lifted again to capture.
+                self.turn.first_lift_after(from, set_back)
             } else {
                 self.turn.first_lift(from)
             };
@@ -79,11 +86,12 @@ impl Inference {
     /// piece's square counts as lifted only when it was busy after the
     /// capturing piece was lifted (a piece brushed before is not taken).
     pub(super) fn pick(&self, cands: &[Move]) -> Option<Move> {
+        let repaired = self.repaired_squares();
         let score = |m: &Move| {
             let mut lifted = must_lift(m) & self.turn.seen();
             if let Some(c) = captured_square(m)
                 && lifted.contains(c)
-                && !self.hand_made(m)
+                && (!self.hand_made(m) || repaired.contains(c))
             {
                 lifted.discard(c);
             }
@@ -96,7 +104,7 @@ impl Inference {
                 .turn
                 .touches
                 .iter()
-                .find(|x| x.piece.color != self.game.turn())
+                .find(|x| x.piece.color != self.game.turn() && !repaired.contains(x.square))
         {
             let capturing: Vec<&Move> = best
                 .iter()
@@ -112,5 +120,16 @@ impl Inference {
             .iter()
             .all(|m| m.from() == first.from() && m.to() == first.to());
         same_square.then_some(first)
+    }
+
+    /// The squares a displaced board (7.3, 7.5) has been missing pieces
+    /// on: a piece set back there is the board being repaired, so their
+    /// lifts tell nothing of which piece a move captured.
+    fn repaired_squares(&self) -> Bitboard {
+        if matches!(self.alert, Alert::Displaced(_)) {
+            self.displaced_missing
+        } else {
+            Bitboard::EMPTY
+        }
     }
 }

@@ -302,7 +302,11 @@ impl Inference {
     /// recorded, the alert closed.
     pub(super) fn resync(&mut self, t: Millis, board: Bitboard, jump: bool) -> bool {
         let cands = self.candidates(board, false);
-        if let Some(m) = self.pick(&cands) {
+        // A jump: nobody saw the hands, so a capture quicker than a scan
+        // explains the board as well as the move the hands seemed to make;
+        // when one does, the lines stay open (certainty first).
+        let unseen_too = jump && self.pick(&self.candidates(board, true)).is_none();
+        if !unseen_too && let Some(m) = self.pick(&cands) {
             if m.is_promotion() {
                 self.promotion_on_board(t, &m);
                 return true;

@@ -558,6 +558,10 @@ pub struct Inference {
     /// (a capture nobody saw, its captured piece never off its square).
     /// Until the record moves on or the board is restored.
     jump_in_hand: bool,
+    /// The squares the board has been missing pieces on since it was
+    /// reported displaced (7.3, 7.5), while the alert stays open: a piece
+    /// set back on one is the board being repaired.
+    displaced_missing: Bitboard,
     /// The boards read while an alert is open, first ones first (up to
     /// [`ALERT_BOARDS`]): one of them may be where plies nobody saw ended,
     /// before the players played on.
@@ -630,6 +634,7 @@ impl Inference {
             lifted_since_stable: Bitboard::EMPTY,
             jumped: Bitboard::EMPTY,
             jump_in_hand: false,
+            displaced_missing: Bitboard::EMPTY,
             alert_boards: Vec::new(),
             alert_at: None,
             unread: false,
@@ -1383,6 +1388,11 @@ impl Inference {
     }
 
     fn displaced(&mut self, t: Millis, squares: Vec<Square>, candidates: Vec<String>) {
+        if !matches!(self.alert, Alert::Displaced(_)) {
+            self.displaced_missing = Bitboard::EMPTY;
+        }
+        let expected = self.game.position().board().occupied();
+        self.displaced_missing |= squares.iter().copied().collect::<Bitboard>() & expected;
         self.alert = Alert::Displaced(squares.clone());
         self.listed_candidates = candidates.clone();
         let expected_fen = self.game.fen();
