@@ -1259,3 +1259,44 @@ fn a_blip_read_just_before_the_press_is_not_part_of_the_move() {
     let out = h.run();
     read_exactly(&out, &["h3c8", "d8e7"]);
 }
+
+#[test]
+fn a_promotion_that_mates_only_as_a_queen_waits_for_its_name_under_open_lines() {
+    // ...Nxd3 quicker than a scan (d3 never reads empty): ...Nxd3 or
+    // ...Nxf3, two lines open. White promotes on h8 and swaps the pawn
+    // for a bishop, named only after it stands (3.7e). As the queen the
+    // lines guess, h8 would be mate; the pawn lifted off h8 is the swap,
+    // not a move after the game ended: the lines wait for the name, and
+    // White's f3-f4 later tells them apart.
+    let mut h = Hands::new(Some("k7/pp5P/8/4n3/8/3P1P2/8/7K b - - 0 1"), "fide-blitz");
+    h.wait(1000)
+        .lift_then("e5", 300)
+        .clock_then(Black, 400)
+        .lift_then("h7", 300)
+        .place_then("h8", 500)
+        .lift_then("h8", 400)
+        .place_then("h8", 300)
+        .promote(Role::Bishop)
+        .clock_then(White, 600)
+        .lift_then("a8", 250)
+        .place_then("b8", 300)
+        .clock_then(Black, 600)
+        .lift_then("f3", 250)
+        .place_then("f4", 300)
+        .clock_then(White, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["e5d3", "h7h8b", "a8b8", "f3f4"]);
+    // The lines shown meanwhile were those two, never lines searched
+    // afresh from the record as if they had died.
+    for e in &out.events {
+        if let touchmove_core::events::EventKind::Candidates { lines } = &e.kind {
+            assert!(
+                lines
+                    .iter()
+                    .all(|l| l.starts_with("e5d3") || l.starts_with("e5f3")),
+                "{lines:?}"
+            );
+        }
+    }
+}

@@ -246,7 +246,13 @@ impl Inference {
                 next.push(line);
                 continue;
             }
-            if pos.is_game_over() {
+            // A promotion the hands just made, its piece not yet named,
+            // ends the game only as the queen guessed: the piece may be
+            // named otherwise (3.7e), so the line waits for the name.
+            let unnamed_promotion = self.promotion_choice.is_none()
+                && line.seen_last
+                && line.plies.last().is_some_and(|m| m.is_promotion());
+            if pos.is_game_over() && !unnamed_promotion {
                 continue;
             }
             let moves: Vec<Move> = pos
