@@ -63,8 +63,9 @@ struct Args {
     /// Threads reading games side by side.
     #[arg(long, default_value_t = 2)]
     threads: usize,
-    /// Write each failing trace, as read at the scan period, to this folder
-    /// (`STYLE-GAME.trace`, for `touchmove replay`).
+    /// Write each failing trace (with `--only`, that game's trace), as read
+    /// at the scan period, to this folder (`STYLE-GAME.trace`, for
+    /// `touchmove replay`).
     #[arg(long)]
     dump: Option<PathBuf>,
 }
@@ -252,7 +253,10 @@ fn main() -> Result<(), String> {
                             sampled(&synth.trace, args.period)
                         };
                         let result = judge(&trace, &source, args.only.is_some());
-                        if let (Some(dir), Ok(Some(_))) = (&args.dump, &result) {
+                        let failed = matches!(result, Ok(Some(_)));
+                        if let Some(dir) = &args.dump
+                            && (failed || args.only.is_some())
+                        {
                             let path = dir.join(format!("{name}-{game}.trace"));
                             if let Err(e) = std::fs::write(&path, trace.to_string()) {
                                 eprintln!("{}: {e}", path.display());

@@ -1300,3 +1300,37 @@ fn a_promotion_that_mates_only_as_a_queen_waits_for_its_name_under_open_lines() 
         }
     }
 }
+
+#[test]
+fn a_capture_quicker_than_a_scan_whose_piece_the_reply_takes_before_the_press_is_no_illegal_move() {
+    // Bxf7, the pawn and the bishop swapped within one 10 ms scan (f7
+    // never reads empty); Black's hand takes the bishop off f7 before
+    // White's late press, then his king slides onto f7. At the press the
+    // board shows the bishop gone from c4 and f7 empty: the bishop in
+    // White's hand (a press before the move is made), or Bxf7 made and
+    // its bishop in Black's. A legal reading exists: no illegal move is
+    // completed (a false accusation is worse than a missed one), and the
+    // king landing on f7 tells.
+    let mut h = Hands::new(
+        Some("rnbqkbnr/p1ppppp1/1p6/7p/2B5/4P3/PPPP1PPP/RNBQK1NR w KQkq - 0 3"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("c4", 360)
+        .lift_then("f7", 127)
+        .clock_then(White, 257)
+        .place_then("f7", 10)
+        .lift_then("e8", 154)
+        .clock_then(Black, 600)
+        .lift_then("g2", 300)
+        .place_then("g4", 300)
+        .clock_then(White, 500)
+        .lift_then("g8", 300)
+        .place_then("h6", 300)
+        .clock_then(Black, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["c4f7", "e8f7", "g2g4", "g8h6"]);
+    // White's press completes Bxf7 once it is recorded (6.7).
+    assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4]);
+}

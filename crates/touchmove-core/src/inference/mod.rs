@@ -587,6 +587,11 @@ pub struct Inference {
     /// before anything new of his stands on the board is the press for it
     /// (6.7), not a press without a move.
     missed_press: Option<(usize, Color)>,
+    /// The mover pressed while his capture may still have been in his
+    /// hand or already made, its piece taken by the next mover's hand
+    /// (see `press::taken_before_the_press`): the press completes this
+    /// ply once it is recorded (6.7).
+    pressed_before_made: Option<usize>,
     last_move: Option<LastMove>,
     promotion: Option<PendingPromotion>,
     promotion_choice: Option<Role>,
@@ -644,6 +649,7 @@ impl Inference {
             awaiting_press: None,
             unpressed: None,
             missed_press: None,
+            pressed_before_made: None,
             last_move: None,
             promotion: None,
             promotion_choice: None,
@@ -1366,6 +1372,7 @@ impl Inference {
         self.awaiting_press = None;
         self.unpressed = None;
         self.missed_press = None;
+        self.pressed_before_made = None;
         self.pending = None;
         self.last_move = None;
         self.promotion = None;
@@ -1475,7 +1482,9 @@ impl Inference {
         if let Some(end) = played.end {
             self.emit(t, EventKind::MoveCompleted { ply: played.ply });
             self.game_over(t, end);
-        } else if self.config.completion == Completion::Settle {
+        } else if self.config.completion == Completion::Settle
+            || self.pressed_before_made.take() == Some(played.ply)
+        {
             self.awaiting_press = None;
             self.emit(t, EventKind::MoveCompleted { ply: played.ply });
         } else {

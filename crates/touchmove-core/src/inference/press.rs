@@ -238,6 +238,11 @@ impl Inference {
                         completed(self.complete_awaiting(t))
                     };
                 }
+                if self.taken_before_the_press() {
+                    let ply = self.game.moves().len() + 1;
+                    self.pressed_before_made = Some(ply);
+                    return PressMeaning::Awaiting { ply };
+                }
                 let from = self
                     .turn
                     .touches
@@ -267,6 +272,32 @@ impl Inference {
             return true;
         }
         false
+    }
+
+    /// Two hands (1.1) at the mover's press: his piece gone from its
+    /// square, and the square of a piece it can capture emptied after he
+    /// lifted it, nothing set down anywhere. His capture still in his hand
+    /// (a press before the move is made), or made quicker than a scan (the
+    /// captured piece never read gone) and its piece taken off by the next
+    /// mover's hand already: a legal reading stands beside the illegal
+    /// one, so no illegal move is completed (a false accusation is worse
+    /// than a missed one). Where the pieces land tells.
+    fn taken_before_the_press(&self) -> bool {
+        let pos = self.game.position();
+        let expected = pos.board().occupied();
+        if (self.board & !expected).any() {
+            return false;
+        }
+        pos.legal_moves().iter().any(|m| {
+            let Some((from, to)) = super::two_hands::plain_capture(m) else {
+                return false;
+            };
+            let Some(lifted) = self.turn.first_lift(from) else {
+                return false;
+            };
+            self.board == expected.without(from).without(to)
+                && self.turn.first_lift_after(to, lifted).is_some()
+        })
     }
 
     /// The move a press completes when the next mover's hand is already

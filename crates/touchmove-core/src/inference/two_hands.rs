@@ -112,7 +112,7 @@ fn swapped_at(turn: &TurnHands, square: Square, set: Millis, own: Bitboard) -> O
 }
 
 /// The squares a capture other than en passant leaves and takes on.
-fn plain_capture(m: &Move) -> Option<(Square, Square)> {
+pub(super) fn plain_capture(m: &Move) -> Option<(Square, Square)> {
     match *m {
         Move::Normal {
             from,
