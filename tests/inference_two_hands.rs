@@ -1334,3 +1334,42 @@ fn a_capture_quicker_than_a_scan_whose_piece_the_reply_takes_before_the_press_is
     // White's press completes Bxf7 once it is recorded (6.7).
     assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4]);
 }
+
+#[test]
+fn a_promotion_read_as_lines_resolve_keeps_its_pawns_lift_until_its_piece_stands() {
+    // ...Qxd2+ quicker than a scan (or ...Qa3: lines open), Kxd2 by
+    // White's fast hand, then ...b1 with the pawn swapped for a queen
+    // named before it stands 2.6 s later; White's rook grabs 8 ms before
+    // Black's press (two hands, 1.1). The pawn's lift, read while the
+    // lines were open, still makes the promotion: no displaced board.
+    let mut h = Hands::new(
+        Some("rn2kbnr/5ppp/b7/q1ppP3/3P4/N6P/Pp1BP1P1/R3KBNR b KQkq - 1 11"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("a5", 280)
+        .clock_then(Black, 90)
+        .lift_then("e1", 60)
+        .lift_then("d2", 60)
+        .place_then("d2", 50)
+        .lift_then("d2", 20)
+        .place_then("d2", 170)
+        .lift_then("b2", 123)
+        .clock_then(White, 47)
+        .place_then("b1", 1050)
+        .lift_then("b1", 294)
+        .promote(Role::Queen)
+        .wait(1946)
+        .place_then("b1", 120)
+        .lift_then("a1", 8)
+        .clock_then(Black, 292)
+        .lift_then("b1", 60)
+        .place_then("b1", 170)
+        .lift_then("g7", 29)
+        .clock_then(White, 241)
+        .place_then("g6", 207)
+        .clock_then(Black, 1000);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    read_exactly(&out, &["a5d2", "e1d2", "b2b1q", "a1b1", "g7g6"]);
+}

@@ -388,9 +388,18 @@ impl Inference {
             // start afresh (4.3 binds from the next touch), but for what
             // the next mover's hand did after a release read under it.
             let old = std::mem::take(&mut self.turn);
+            // A promotion seen made, its new piece still to come (3.7e):
+            // its pawn's lift and its square's changes still make it.
+            let promoting = next
+                .iter()
+                .filter_map(|l| l.plies.last().filter(|m| m.is_promotion()))
+                .fold(Bitboard::EMPTY, |b, m| {
+                    b | must_lift(m) | Bitboard::from_square(m.to())
+                });
             if let Some(release) = next_hand_since {
-                self.carry_over(&old, release);
+                self.carry_over_on(&old, !promoting, release);
             }
+            self.carry_over_on(&old, promoting, 0);
         }
         self.settle_lines(
             t,

@@ -189,7 +189,12 @@ impl Inference {
     /// The hands' activity after `release` (the next mover's, once the
     /// move before is made) goes into the new turn.
     pub(super) fn carry_over(&mut self, old: &TurnHands, release: Millis) {
-        for sq in Bitboard::FULL {
+        self.carry_over_on(old, Bitboard::FULL, release);
+    }
+
+    /// [`Self::carry_over`], on `squares` only.
+    pub(super) fn carry_over_on(&mut self, old: &TurnHands, squares: Bitboard, release: Millis) {
+        for sq in squares {
             let i = sq as usize;
             if old.active_at[i].is_some_and(|a| a > release) {
                 self.turn.active_at[i] = old.active_at[i];
