@@ -1373,3 +1373,108 @@ fn a_promotion_read_as_lines_resolve_keeps_its_pawns_lift_until_its_piece_stands
     let out = h.run();
     read_exactly(&out, &["a5d2", "e1d2", "b2b1q", "a1b1", "g7g6"]);
 }
+
+#[test]
+fn of_lines_reaching_one_position_the_one_setting_pieces_down_in_the_hands_order_is_recorded() {
+    // Bullet hands to the millisecond, every move grabbed: ...Re8 slid
+    // b8-e8, White's hand takes the rook off e8 101 ms after it lands and
+    // slides his a8 rook over b8-d8 to e8 while Black's late press comes;
+    // ...Kxe8, Ne4, ...Kf7, Rb1 follow. The record catches up by six
+    // plies, and ...Rb1 Re8+ Kxe8 Ne4 Kf7 Rxb1 reaches the same position:
+    // but b1 was set down last of all, e8 first. The line whose plies set
+    // pieces down in the order the hands did is recorded, not a wrong move.
+    // (Black's late press is still read as a press without a move: that
+    // false alert is open work.)
+    let mut h = Hands::new(
+        Some("Rr6/4k3/4p3/4P3/7p/3n1BN1/6K1/6R1 b - - 1 41"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .lift_then("b8", 2)
+        .place_then("b8", 2)
+        .lift_then("b8", 2)
+        .place_then("b8", 3)
+        .lift_then("b8", 25)
+        .place_then("c8", 52)
+        .lift_then("c8", 21)
+        .place_then("d8", 19)
+        .lift_then("a8", 3)
+        .place_then("a8", 5)
+        .lift_then("d8", 30)
+        .clock_then(White, 16)
+        .place_then("e8", 1)
+        .lift_then("e8", 1)
+        .place_then("e8", 99)
+        .lift_then("e8", 3)
+        .place_then("e8", 3)
+        .lift_then("e8", 64)
+        .place_then("b8", 4)
+        .lift_then("a8", 10)
+        .lift_then("b8", 22)
+        .place_then("c8", 23)
+        .lift_then("c8", 17)
+        .place_then("d8", 22)
+        .lift_then("d8", 23)
+        .clock_then(Black, 6)
+        .place_then("e8", 2)
+        .lift_then("e8", 1)
+        .place_then("e8", 1)
+        .lift_then("e8", 1)
+        .place_then("e8", 110)
+        .lift_then("e8", 1)
+        .place_then("e8", 1)
+        .lift_then("e8", 47)
+        .lift_then("e7", 2)
+        .place_then("e7", 1)
+        .lift_then("e7", 125)
+        .clock_then(White, 123)
+        .place_then("e8", 3)
+        .lift_then("e8", 3)
+        .place_then("e8", 105)
+        .lift_then("g3", 2)
+        .place_then("g3", 3)
+        .lift_then("g3", 2)
+        .place_then("g3", 2)
+        .lift_then("g3", 110)
+        .clock_then(Black, 21)
+        .place_then("e4", 2)
+        .lift_then("e4", 3)
+        .place_then("e4", 3)
+        .lift_then("e4", 3)
+        .place_then("e4", 95)
+        .lift_then("e8", 1)
+        .place_then("e8", 2)
+        .lift_then("e8", 111)
+        .place_then("f7", 3)
+        .lift_then("f7", 1)
+        .place_then("f7", 3)
+        .lift_then("f7", 3)
+        .place_then("f7", 70)
+        .clock_then(White, 30)
+        .lift_then("g1", 3)
+        .place_then("g1", 2)
+        .lift_then("g1", 105)
+        .place_then("b1", 2)
+        .lift_then("b1", 1)
+        .place_then("b1", 2)
+        .lift_then("b1", 3)
+        .place_then("b1", 165)
+        .clock_then(Black, 30)
+        .lift_then("d3", 2)
+        .place_then("d3", 1)
+        .lift_then("d3", 17)
+        .clock_then(White, 140)
+        .place_then("e1", 3)
+        .lift_then("e1", 3)
+        .place_then("e1", 1)
+        .lift_then("e1", 2)
+        .place_then("e1", 1000);
+    let out = h.run();
+    let played = played_uci(&out.session);
+    assert_eq!(
+        played[..6],
+        ["b8e8", "a8e8", "e7e8", "g3e4", "e8f7", "g1b1"],
+        "{:?}",
+        kinds(&out.events)
+    );
+}

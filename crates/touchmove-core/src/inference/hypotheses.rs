@@ -132,7 +132,13 @@ impl Inference {
         // the hands are still known: of lines reaching one position, the
         // first is recorded.
         let mut lines = lines;
-        lines.sort_by_cached_key(|plies| self.against_the_hands(plies));
+        let base = self.game.position().clone();
+        lines.sort_by_cached_key(|plies| {
+            (
+                self.against_the_hands(plies),
+                self.placed_out_of_order(&base, plies),
+            )
+        });
         let lines = lines
             .into_iter()
             .map(|plies| Line::missed(plies, t))
@@ -205,6 +211,33 @@ impl Inference {
         }
         let placed: Bitboard = self.turn.placements.iter().map(|(_, sq)| *sq).collect();
         (placed & !reached).count()
+    }
+
+    /// How many plies of a line set a piece down where the hands were not
+    /// seen setting one in the line's order: each ply's arrival matched to
+    /// the first placement there after the previous ply's (of two lines
+    /// reaching one position, ...Rb1 then White's rook taking it there is
+    /// not ...Re8 taken there, when b1 was set down last of all).
+    fn placed_out_of_order(&self, base: &Chess, plies: &[Move]) -> usize {
+        let mut pos = base.clone();
+        let mut since: Option<Millis> = None;
+        let mut out_of_order = 0;
+        for m in plies {
+            let arrivals = arrival_squares(&pos, m);
+            pos.play_unchecked(*m);
+            let placed = self
+                .turn
+                .placements
+                .iter()
+                .filter(|(u, sq)| arrivals.contains(*sq) && since.is_none_or(|s| *u > s))
+                .map(|(u, _)| *u)
+                .min();
+            match placed {
+                Some(u) => since = Some(u),
+                None => out_of_order += 1,
+            }
+        }
+        out_of_order
     }
 
     /// Drops every open line (their plies are searched again from the
@@ -540,6 +573,7 @@ impl Inference {
                     !line.seen_last,
                     self.against_the_hands(&line.plies),
                     self.placed_elsewhere(&base, &line.plies),
+                    self.placed_out_of_order(&base, &line.plies),
                     guessed(line),
                 )
             }) {
