@@ -212,7 +212,9 @@ fn check(
         if legal.is_empty() {
             break;
         }
-        pos.play_unchecked(legal[usize::from(i) % legal.len()]);
+        let mm = legal[usize::from(i) % legal.len()];
+        eprintln!("PLY t={} {}", run.t, mm);
+        pos.play_unchecked(mm);
     }
     let target = pos.board().occupied();
     let last_mover = !pos.turn();
@@ -233,6 +235,7 @@ fn check(
             break;
         }
         let m = legal[usize::from(i) % legal.len()];
+
         let mut after = pos.clone();
         after.play_unchecked(m);
         run.hands(&pos, m, &after);
@@ -946,6 +949,38 @@ mod found {
                 Legal(243),
             ],
             &[135, 234, 50],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn garbage_read_after_an_illegal_move_alert_is_no_lift_of_a_capture() {
+        // An illegal move alert open, then garbage (g4 read empty among
+        // fifteen squares), then the board set in one scan to ...Nxf3 from
+        // the record. g4's "lift" was garbage read after the alert was
+        // raised: no sign of ...Nxg4, which the same occupancy also shows.
+        check(
+            Profile::FideBlitz,
+            true,
+            &[
+                Toggle(22),
+                Legal(74),
+                Legal(124),
+                Bounce(0),
+                Promote(0),
+                Legal(217),
+                Legal(46),
+                Toggle(0),
+                Bounce(48),
+                Legal(237),
+                Garbage(16096),
+                Legal(4),
+                Legal(0),
+                Garbage(160),
+                Legal(21),
+                Garbage(9567304793360171008),
+            ],
+            &[208],
         )
         .unwrap();
     }

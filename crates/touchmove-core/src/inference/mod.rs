@@ -566,7 +566,8 @@ pub struct Inference {
     /// [`ALERT_BOARDS`]): one of them may be where plies nobody saw ended,
     /// before the players played on.
     alert_boards: Vec<Bitboard>,
-    /// When the open alert was raised.
+    /// When the board was last found unexplained (a settle with an alert
+    /// open).
     alert_at: Option<Millis>,
     /// Of the jumps since the last settle, one no slide explains (see
     /// [`slid_next_door`]): the hands were not read.
@@ -1143,7 +1144,7 @@ impl Inference {
             self.alert_boards.clear();
             self.alert_at = None;
         } else {
-            self.alert_at.get_or_insert(t);
+            self.alert_at = Some(t);
             if self.alert_boards.len() < ALERT_BOARDS
                 && self.alert_boards.last() != Some(&self.board)
             {
@@ -1188,9 +1189,10 @@ impl Inference {
             && let Some(since) = self.alert_at
         {
             // The board jumped while nothing explained it (garbage read, a
-            // piece knocked over): what the hands did until it was found
-            // unexplained is no part of what the jump shows (no touch, no
-            // capture of its own); what they did since may be.
+            // piece knocked over): what the hands did until it was last
+            // found unexplained is no part of what the jump shows (no
+            // touch, no capture of its own: garbage read after the alert
+            // was raised is no lift); what they did since may be.
             self.turn.forget_until(since);
         }
         if let Some(pending) = self.pending.take() {
