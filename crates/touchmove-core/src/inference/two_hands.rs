@@ -632,6 +632,32 @@ impl Inference {
         if found.iter().any(|f| f.flickered) {
             found.retain(|f| f.flickered);
         }
+        // Among moves to different squares, those that leave no piece
+        // the hands set down to stand (and since taken away) on a square
+        // they do not reach: ...Re8, the rook standing on e8 100 ms before
+        // the next mover took it, not ...Rxa8 read from a blip on a8.
+        let first = found.first().map(|f| (f.mv.from(), f.mv.to()));
+        if found
+            .iter()
+            .any(|f| Some((f.mv.from(), f.mv.to())) != first)
+        {
+            let stood_elsewhere = |f: &MadeUnder| {
+                let reached = arrival_squares(pos, &f.mv);
+                self.turn
+                    .placements
+                    .iter()
+                    .filter(|(p, s)| {
+                        !board.contains(*s)
+                            && !reached.contains(*s)
+                            && self.turn.stood_then_left(*s, *p)
+                    })
+                    .map(|(_, s)| *s)
+                    .collect::<Bitboard>()
+                    .count()
+            };
+            let fewest = found.iter().map(stood_elsewhere).min();
+            found.retain(|f| Some(stood_elsewhere(f)) == fewest);
+        }
         found
     }
 
