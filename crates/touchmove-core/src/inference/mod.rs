@@ -414,17 +414,17 @@ impl TurnHands {
         self.lifts | self.flicker
     }
 
-    /// When the piece on `sq` first left it this turn (a later hand may
-    /// have passed over the square since).
     /// Whether the piece set down on `sq` at `placed` stood there at
     /// least [`two_hands::RELEASE_MIN_MS`] before it was taken away.
     fn stood_then_left(&self, sq: Square, placed: Millis) -> bool {
         self.removals
             .iter()
             .find(|(u, s)| *s == sq && *u > placed)
-            .is_some_and(|(u, _)| *u >= placed + two_hands::RELEASE_MIN_MS)
+            .is_some_and(|(u, _)| *u >= placed.saturating_add(two_hands::RELEASE_MIN_MS))
     }
 
+    /// When the piece on `sq` first left it this turn (a later hand may
+    /// have passed over the square since).
     fn first_lift(&self, sq: Square) -> Option<Millis> {
         self.removals
             .iter()
