@@ -984,6 +984,33 @@ mod found {
         )
         .unwrap();
     }
+
+    #[test]
+    fn a_piece_a_jump_set_back_is_in_the_hand_not_capturing_once_lifted() {
+        // Garbage and hands leave lines open; the board set to ...Ng4
+        // records it, with the line "" and a longer one open. White's
+        // bishop, set back on b5 by the jump, is then lifted for Bc6: with
+        // a6 (a black pawn) untouched since, the lift is no Bxa6 quicker
+        // than a scan (its lift before the jump does not count).
+        let actions = [
+            Toggle(0),
+            Legal(172),
+            Toggle(12),
+            Toggle(0),
+            Legal(139),
+            Legal(0),
+            Legal(113),
+            Legal(123),
+            Garbage(4064),
+            Legal(208),
+            Legal(0),
+            Legal(217),
+            Garbage(3680),
+            Legal(134),
+            Legal(53),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[190]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

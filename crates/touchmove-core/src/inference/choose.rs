@@ -34,13 +34,22 @@ impl Inference {
     /// after it arrived, so its last lift counts (the first was the piece
     /// it took there).
     pub(super) fn hand_made_in(&self, m: &Move, line: &[Move]) -> bool {
-        self.hand_made_after(m, line, None)
+        self.hand_made_after(m, line, None, !line.is_empty())
     }
 
     /// [`Self::hand_made_in`], the capturing piece lifted after `after`
     /// when given (the turn's hands span several plies of open lines: a
-    /// lift before the last of them belongs to an earlier ply).
-    pub(super) fn hand_made_after(&self, m: &Move, line: &[Move], after: Option<Millis>) -> bool {
+    /// lift before the last of them belongs to an earlier ply). Under
+    /// plies the sensors missed (`missed_plies`, also once they are
+    /// recorded and `line` is empty), a piece the jump set back on its
+    /// square captures only with a lift after that.
+    pub(super) fn hand_made_after(
+        &self,
+        m: &Move,
+        line: &[Move],
+        after: Option<Millis>,
+        missed_plies: bool,
+    ) -> bool {
         if !(must_lift(m) & !(self.turn.seen())).is_empty() {
             return false;
         }
@@ -57,7 +66,7 @@ impl Inference {
             } else if let Some(after) = after {
                 self.turn.first_lift_after(from, after)
             } else if let Some(set_back) = self.turn.placed_at[from as usize]
-                && !line.is_empty()
+                && missed_plies
             {
                 // Under plies the sensors missed: a piece set down on its
                 // square since its first lift (the board set by a jump)

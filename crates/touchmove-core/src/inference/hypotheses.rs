@@ -294,7 +294,7 @@ impl Inference {
                 .filter(|m| {
                     occupancy_after(&pos, m) == board
                         && if m.is_capture() || (must_lift(m) & held).is_empty() {
-                            self.hand_made_after(m, &line.plies, after_last_ply(&line))
+                            self.hand_made_after(m, &line.plies, after_last_ply(&line), true)
                         } else {
                             (must_lift(m) & !seen).is_empty()
                         }
