@@ -1011,6 +1011,26 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[190]).unwrap();
     }
+
+    #[test]
+    fn a_knight_gone_on_by_way_of_a_square_a_pawn_left_is_no_check_from_where_it_seems() {
+        // The board set to Nc5 d6 Nd7 from the record shows the one move
+        // Nd6+: both stay open (the longer on probation), and ...Rb8, no
+        // answer to a check, tells the knight is on d7.
+        let actions = [
+            Legal(217),
+            Legal(242),
+            Legal(172),
+            Legal(225),
+            Legal(150),
+            Legal(116),
+            Legal(31),
+            Toggle(0),
+            Legal(243),
+            Toggle(0),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[233, 28, 158]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -146,9 +146,11 @@ pub fn with_the_other_side_to_move(
     longer
 }
 
-/// After a jump of two plies or more, lines two plies longer that leave
-/// the board the same with the same side to move (a rook that went on to
-/// its square by way of another, a capture on another square): only a
+/// After a jump, lines two plies longer that leave the board the same
+/// with the same side to move (a rook that went on to its square by way
+/// of another, a capture on another square; after a single move's board,
+/// its piece gone on by way of the square an opponent's piece left for
+/// the one it seems to reach, `Nc5 d6 Nd7` for `Nd6`): only a
 /// later move of a piece that stands elsewhere under them tells them
 /// apart, which may come several moves on, or never (a king and rook
 /// that swapped squares). Pieces off the changed squares do not roam.
@@ -165,7 +167,7 @@ pub fn two_plies_longer(
         return Vec::new();
     };
     let depth = fewest + 2;
-    if fewest < 2 || depth > max_plies {
+    if depth > max_plies {
         return Vec::new();
     }
     let budget = (&mut 0, PROBATION_BUDGET);
@@ -491,5 +493,22 @@ mod tests {
         assert!(longer.iter().all(|l| l.len() == 4));
         // Not beyond the plies allowed.
         assert!(two_plies_longer(&pos, target, None, &lines, 3).is_empty());
+    }
+
+    #[test]
+    fn a_knight_gone_on_to_a_square_a_pawn_left_is_a_line_two_plies_longer_than_one_move() {
+        let pos = position("r1bqkbnr/p2ppppp/1pp5/8/1n2N1P1/8/PPPPPP1P/R1BQKBNR w KQkq - 1 5");
+        let target = occupancy_after_line(&pos, &["e4c5", "d7d6", "c5d7"]);
+        let lines = explanations(&pos, target, None, 4, Roam::Short);
+        let found: Vec<Vec<String>> = lines.iter().map(|l| uci(l)).collect();
+        assert!(found.contains(&vec!["e4d6".to_owned()]));
+        assert!(lines.iter().all(|l| l.len() == 1));
+        let longer: Vec<Vec<String>> = two_plies_longer(&pos, target, None, &lines, 4)
+            .iter()
+            .map(|l| uci(l))
+            .collect();
+        assert!(longer.contains(&["e4c5", "d7d6", "c5d7"].map(String::from).to_vec()));
+        assert!(longer.iter().all(|l| l.len() == 3));
+        assert!(two_plies_longer(&pos, target, None, &lines, 2).is_empty());
     }
 }
