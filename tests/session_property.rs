@@ -1031,6 +1031,41 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[233, 28, 158]).unwrap();
     }
+
+    #[test]
+    fn a_queen_gone_on_by_way_of_a_square_a_bishop_left_is_no_move_to_that_square() {
+        // After garbage and hands, the board set to Qe3 Bd3 Qe4 shows the
+        // one move Qd3; the record follows the moves played after it.
+        // (Found by the full property test two sessions ago; read since.)
+        let actions = [
+            Toggle(32),
+            Wait(157),
+            Legal(105),
+            Legal(85),
+            Garbage(2154496),
+            Legal(124),
+            Toggle(0),
+            Legal(210),
+            Garbage(6656),
+            Legal(200),
+            Legal(59),
+            Legal(211),
+            Garbage(2560),
+            Legal(0),
+            Toggle(12),
+            Legal(34),
+            Legal(105),
+            Legal(98),
+            Legal(178),
+            Toggle(18),
+            Legal(169),
+            Legal(239),
+            Toggle(44),
+            Bounce(58),
+            Clock(false),
+        ];
+        check(Profile::Casual, false, &actions, &[185, 71, 243]).unwrap();
+    }
 }
 
 fn cases() -> u32 {
