@@ -20,7 +20,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use touchmove_core::events::{Event, EventKind};
 use touchmove_core::replay::{drive, session_for};
 use touchmove_core::trace::Trace;
-use touchmove_synth::{HandStyle, Mix, PromoteInput, random_game, sampled::sampled, synthesize};
+use touchmove_synth::faults::{inject_jumps, inject_random};
+use touchmove_synth::{
+    Expected, HandStyle, Mix, PromoteInput, random_game, sampled::sampled, synthesize,
+};
 
 #[derive(Parser)]
 struct Args {
@@ -63,6 +66,15 @@ struct Args {
     /// Threads reading games side by side.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// Irregularities in every game, `KIND:COUNT`: `jumps` (the sensors
+    /// not read over 1-4 plies, at random points) or `faults` (any of the
+    /// synthesizer's faults: illegal moves warned, completed and
+    /// reinstated or fixed the player's own way, knocked pieces,
+    /// touch-move breaches, jumps). The move list must still be the game's
+    /// (a jump left open over the game's last plies counts apart); alerts
+    /// count as false only beyond those the faults call for.
+    #[arg(long)]
+    faults: Option<String>,
     /// Write each failing trace (with `--only`, that game's trace), as read
     /// at the scan period, to this folder (`STYLE-GAME.trace`, for
     /// `touchmove replay`).
@@ -74,8 +86,17 @@ struct Args {
 /// error for a trace the session could not read.
 type Judged = Result<Option<String>, String>;
 
-/// How the session read `trace` of the game whose moves are `source`.
-fn judge(trace: &Trace, source: &[String], verbose: bool) -> Judged {
+/// How the session read `trace` of the game whose moves are `source`,
+/// ending at `end_fen`;
+/// `allowed` are the alerts the game's faults call for (`None`: none may
+/// be raised at all).
+fn judge(
+    trace: &Trace,
+    source: &[String],
+    end_fen: Option<&str>,
+    allowed: Option<&Allowed>,
+    verbose: bool,
+) -> Judged {
     let mut session =
         session_for(trace, None, None, None, None, None).map_err(|e| e.to_string())?;
     let events: Vec<Event> = drive(&mut session, trace, "synth").map_err(|e| e.to_string())?;
@@ -89,17 +110,30 @@ fn judge(trace: &Trace, source: &[String], verbose: bool) -> Judged {
         println!("game:    {}", numbered(source));
         println!("session: {}", numbered(&played));
     }
-    let alert = events.iter().find(|e| {
-        matches!(
-            e.kind,
-            EventKind::IllegalMove { .. }
-                | EventKind::TouchMove { .. }
-                | EventKind::Displaced { .. }
-        )
-    });
+    let alert = match allowed {
+        None => events.iter().find(|e| {
+            matches!(
+                e.kind,
+                EventKind::IllegalMove { .. }
+                    | EventKind::TouchMove { .. }
+                    | EventKind::Displaced { .. }
+            )
+        }),
+        Some(allowed) => allowed.first_beyond(&events),
+    };
     let prefix = played.len() <= source.len() && played[..] == source[..played.len()];
     let complete = played.len() == source.len() || session.game().is_over();
     if alert.is_none() && prefix && complete {
+        return Ok(None);
+    }
+    // With jumps: plies the sensors missed recorded in another order that
+    // reaches the same position (no later move can tell the order).
+    let position = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
+    if alert.is_none()
+        && allowed.is_some()
+        && played.len() == source.len()
+        && end_fen.is_some_and(|end| position(end) == position(&session.game().fen()))
+    {
         return Ok(None);
     }
     let first = played
@@ -107,6 +141,23 @@ fn judge(trace: &Trace, source: &[String], verbose: bool) -> Judged {
         .zip(source)
         .position(|(a, b)| a != b)
         .unwrap_or(played.len().min(source.len()));
+    // Lines still open at the end (a jump over the last plies, or one no
+    // later move told apart) are no failure of the reading.
+    let open = events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.kind {
+            EventKind::Candidates { lines } => Some(!lines.is_empty()),
+            _ => None,
+        })
+        .unwrap_or(false);
+    if alert.is_none() && prefix && open {
+        return Ok(Some(format!(
+            "{OPEN_AT_END}: {} of {} plies",
+            played.len(),
+            source.len()
+        )));
+    }
     Ok(Some(format!(
         "{} of {} plies, {}first difference at ply {} (read {}, played {}); first alert: {}",
         played.len(),
@@ -117,6 +168,76 @@ fn judge(trace: &Trace, source: &[String], verbose: bool) -> Judged {
         source.get(first).map_or("nothing", String::as_str),
         alert.map_or("none".to_owned(), |e| e.to_json().to_string())
     )))
+}
+
+/// How a reading whose lines are still open at the end is reported.
+const OPEN_AT_END: &str = "open at the end";
+
+/// The alerts a game's faults call for: touch-move breaches and completed
+/// illegal moves, counted (a `displaced` board is the faults' to raise:
+/// knocked pieces, jumps left open).
+struct Allowed {
+    touch_moves: usize,
+    completed_illegal: usize,
+}
+
+impl Allowed {
+    fn of(expected: &[Expected]) -> Allowed {
+        Allowed {
+            touch_moves: expected
+                .iter()
+                .filter(|e| matches!(e, Expected::TouchMove { .. }))
+                .count(),
+            completed_illegal: expected
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        Expected::IllegalMove {
+                            completed: true,
+                            ..
+                        }
+                    )
+                })
+                .count(),
+        }
+    }
+
+    /// The first alert beyond those allowed.
+    fn first_beyond<'e>(&self, events: &'e [Event]) -> Option<&'e Event> {
+        let (mut touch, mut illegal) = (0, 0);
+        events.iter().find(|e| match e.kind {
+            EventKind::TouchMove { .. } => {
+                touch += 1;
+                touch > self.touch_moves
+            }
+            EventKind::IllegalMove {
+                completed: true, ..
+            } => {
+                illegal += 1;
+                illegal > self.completed_illegal
+            }
+            _ => false,
+        })
+    }
+}
+
+/// `--faults KIND:COUNT`.
+#[derive(Clone, Copy)]
+enum Faults {
+    Jumps(usize),
+    Any(usize),
+}
+
+fn faults(value: &str) -> Result<Faults, String> {
+    let bad = || format!("--faults {value}: expected `jumps:COUNT` or `faults:COUNT`");
+    let (kind, count) = value.split_once(':').ok_or_else(bad)?;
+    let count = count.parse().map_err(|_| bad())?;
+    match kind {
+        "jumps" => Ok(Faults::Jumps(count)),
+        "faults" => Ok(Faults::Any(count)),
+        _ => Err(bad()),
+    }
 }
 
 fn numbered(moves: &[String]) -> String {
@@ -227,6 +348,7 @@ fn main() -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let corpus = if args.corpus { Some(corpus()?) } else { None };
+    let faults = args.faults.as_deref().map(faults).transpose()?;
     let games: Vec<u64> = match (args.only, &corpus) {
         (Some(game), _) => vec![game],
         (None, Some(c)) => (args.first..(args.first + args.games).min(c.len() as u64)).collect(),
@@ -244,7 +366,24 @@ fn main() -> Result<(), String> {
                             Some(c) => c[game as usize].clone(),
                             None => random_game(game, 160),
                         };
-                        let synth = synthesize(&start, &moves, &style, game * 7 + 3);
+                        let seed = game * 7 + 3;
+                        let synth = match faults {
+                            None => Ok(synthesize(&start, &moves, &style, seed)),
+                            Some(Faults::Jumps(n)) => {
+                                inject_jumps(&start, &moves, &style, seed, n).map(|r| r.1)
+                            }
+                            Some(Faults::Any(n)) => {
+                                inject_random(&start, &moves, &style, seed, n).map(|r| r.1)
+                            }
+                        };
+                        let synth = match synth {
+                            Ok(synth) => synth,
+                            Err(e) => {
+                                eprintln!("game {game} not synthesized: {e}");
+                                continue;
+                            }
+                        };
+                        let allowed = faults.map(|_| Allowed::of(&synth.expected));
                         let source: Vec<String> =
                             synth.moves.iter().map(|m| m.uci.clone()).collect();
                         let trace = if args.period == 0 {
@@ -252,7 +391,17 @@ fn main() -> Result<(), String> {
                         } else {
                             sampled(&synth.trace, args.period)
                         };
-                        let result = judge(&trace, &source, args.only.is_some());
+                        let end_fen = synth.expected.iter().rev().find_map(|e| match e {
+                            Expected::Move { fen, .. } => Some(fen.as_str()),
+                            _ => None,
+                        });
+                        let result = judge(
+                            &trace,
+                            &source,
+                            end_fen,
+                            allowed.as_ref(),
+                            args.only.is_some(),
+                        );
                         let failed = matches!(result, Ok(Some(_)));
                         if let Some(dir) = &args.dump
                             && (failed || args.only.is_some())
@@ -269,10 +418,11 @@ fn main() -> Result<(), String> {
         });
         let mut results = results.into_inner().unwrap();
         results.sort_by_key(|r| r.0);
-        let (mut exact, mut wrong, mut shown) = (0, 0, 0);
+        let (mut exact, mut wrong, mut open, mut shown) = (0, 0, 0, 0);
         for (game, result) in results {
             match result? {
                 None => exact += 1,
+                Some(failure) if failure.starts_with(OPEN_AT_END) => open += 1,
                 Some(failure) => {
                     wrong += usize::from(failure.contains("WRONG"));
                     if shown < args.show {
@@ -283,7 +433,7 @@ fn main() -> Result<(), String> {
             }
         }
         println!(
-            "{name}, period {} ms: {exact} of {} exact, {wrong} with a wrong move",
+            "{name}, period {} ms: {exact} of {} exact, {open} open at the end, {wrong} with a wrong move",
             args.period,
             games.len()
         );

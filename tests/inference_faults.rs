@@ -617,3 +617,52 @@ fn a_one_scan_move_whose_lines_close_while_the_next_mover_holds_a_piece_is_recor
     assert_eq!(played, ["g1e2", "e8d8", "e1d1"], "{events:?}");
     assert!(support::alerts(&out.events).is_empty(), "{events:?}");
 }
+
+/// Random game `game` with two jumps at random points, made by `style`'s
+/// hands (seeded as `hand_probe --faults jumps:2` seeds it), read at a
+/// scan period of `period` ms: the record is the game's, with no alert.
+fn random_game_with_two_jumps_is_read(style: &HandStyle, game: u64, period: u64) {
+    let (start, moves) = synth::random_game(game, 160);
+    let (placed, mut s) = faults::inject_jumps(&start, &moves, style, game * 7 + 3, 2).unwrap();
+    if period > 0 {
+        s.trace = synth::sampled::sampled(&s.trace, period);
+    }
+    let out = support::run(&s, None);
+    let alerts = support::alerts(&out.events);
+    assert!(
+        alerts.is_empty(),
+        "jumps {placed:?}: {:?}",
+        alerts.iter().map(|e| e.to_json()).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        support::played_uci(&out.session),
+        support::source_uci(&start, &moves),
+        "jumps {placed:?}"
+    );
+}
+
+#[test]
+fn a_jump_read_while_the_next_mover_holds_a_piece_is_the_plies_and_a_hand_at_work() {
+    // `...e5 b4 Bxb4` unseen, the sensors read again as White's hand
+    // holds the knight for `Nc3`: five plies (`...e5 Na3 Bxa3 b4 Bxb4`)
+    // explain that board too, and were recorded. With the knight set down
+    // on c3, only the three plies and the hand's move remain.
+    random_game_with_two_jumps_is_read(&HandStyle::bullet(), 0, 0);
+}
+
+#[test]
+fn a_jump_while_lines_are_open_extends_them_beside_the_lines_from_the_record() {
+    // Lines open over `Rd8 Nc4` (the board of `Rf8-d8 Ne5-c4` or of four
+    // plies), the hands seen making three moves under them, then the
+    // sensors miss `...Qc7 Rc8`: six plies from the record (`Ba6 Nc4+ Kc2
+    // Qg3 Rc8 Qc7`, the other side to move) explain that board too, and
+    // were recorded. Both stand until Black's next move tells.
+    random_game_with_two_jumps_is_read(&HandStyle::random(), 7, 0);
+}
+
+#[test]
+fn a_jump_while_lines_are_open_needs_no_lift_of_its_captured_piece() {
+    // `Rxc4 Nb4` unseen while lines are open: the pawn taken on c4 was
+    // never seen lifted, and need not be (nobody saw the hands).
+    random_game_with_two_jumps_is_read(&HandStyle::random(), 21, 10);
+}

@@ -164,17 +164,6 @@ impl Inference {
         in_progress_at(self.game.position(), board)
     }
 
-    /// Whether plies the sensors missed (up to `max_missed_plies`) lead
-    /// from the record to `board`.
-    pub(super) fn missed_plies_explain(&self, board: Bitboard) -> bool {
-        missed::search(
-            self.game.position(),
-            board,
-            self.white,
-            self.config.max_missed_plies,
-        ) != missed::Explanation::None
-    }
-
     /// The board jumped (several squares changed unseen): the moves made
     /// meanwhile. One line is adopted; several (or one line while a move
     /// in progress also explains the board) are kept as hypotheses.
@@ -222,6 +211,7 @@ impl Inference {
             missed::explanations(&pos, board, self.white, max_plies, missed::Roam::Short)
         };
         let mut on_probation = Vec::new();
+        let mut at_work = Vec::new();
         if seen == Seen::OnlyLifted {
             let lifted = self.turn.seen();
             lines.retain(|line| line.iter().all(|m| (moving_from(m) & !lifted).is_empty()));
@@ -236,6 +226,22 @@ impl Inference {
                     missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max_plies);
                 lines.extend(longer);
             }
+            // Or fewer, the sensors read again while the next mover's hand
+            // held a piece (fast hands, 1.1): kept where such a hand
+            // explains the board; where it lands tells.
+            let emptied = pos.board().occupied() & !board;
+            // (The hand's pieces were lifted since the board was read
+            // again: the lines read from that reading.)
+            let read = emptied
+                .into_iter()
+                .filter_map(|s| self.turn.first_lift(s))
+                .min()
+                .unwrap_or(t);
+            at_work = missed::with_a_hand_at_work(&pos, board, self.white, &lines, emptied)
+                .into_iter()
+                .filter(|line| in_progress_at(&hypotheses::play_line(&pos, line), board))
+                .map(|line| (line, read.saturating_sub(1)))
+                .collect();
         }
         if resumed {
             // Read again after a restart: a move made while the daemon was
@@ -292,7 +298,7 @@ impl Inference {
             }
         }
         lines.extend(shorter);
-        self.hypothesise_with_longer(t, lines, on_probation);
+        self.hypothesise_with_longer(t, lines, on_probation, at_work);
         true
     }
 
@@ -358,7 +364,7 @@ impl Inference {
         if lines.is_empty() {
             return false;
         }
-        self.hypothesise_with_longer(t, lines, on_probation);
+        self.hypothesise_with_longer(t, lines, on_probation, Vec::new());
         true
     }
 

@@ -23,6 +23,12 @@ const EXTEND_PLIES: usize = 2;
 /// would have gone on moving pieces while its move stayed in the air.
 const MAX_STALLED: u8 = 2;
 
+/// The longest a line read with a hand at work (see
+/// [`Line::hand_at_work`]) waits for the held piece to be set down or
+/// taken, ms: a piece carried stays in the air a second or two (a capture's
+/// two pieces a little longer), a think is longer.
+const HAND_HOLD_MS: Millis = 3000;
+
 /// One explanation: plies from the recorded position.
 #[derive(Debug, Clone)]
 pub(super) struct Line {
@@ -45,6 +51,12 @@ pub(super) struct Line {
     /// the same side to move: kept only while lines of the fewest plies
     /// have not gone [`PROBATION_PLIES`] on.
     pub on_probation: bool,
+    /// Fewer plies than the board shows, read with the next mover's hand
+    /// holding a piece when the sensors were read again: a move its hands
+    /// then make is no proof against lines the board merely did not
+    /// contradict (a piece lifted and set back reads as a capture's
+    /// captured piece taken off and the capturing one set down).
+    pub hand_at_work: bool,
 }
 
 impl Line {
@@ -60,6 +72,7 @@ impl Line {
             stalled: 0,
             added: self.added.saturating_add(1),
             on_probation: self.on_probation,
+            hand_at_work: false,
         }
     }
 
@@ -73,6 +86,7 @@ impl Line {
             stalled: 0,
             added: 0,
             on_probation: false,
+            hand_at_work: false,
         }
     }
 
@@ -113,20 +127,35 @@ pub(super) struct Pending {
     opened_board: Bitboard,
 }
 
+impl Pending {
+    /// Lines of plies the sensors missed from the recorded position, read
+    /// at `t`, after those open (the same plies are one line).
+    pub(super) fn add_missed(&mut self, lines: Vec<Vec<Move>>, t: Millis) {
+        for plies in lines {
+            if !self.lines.iter().any(|l| l.plies == plies) {
+                self.lines.push(Line::missed(plies, t));
+            }
+        }
+    }
+}
+
 impl Inference {
     /// Several lines (or one, with a move in progress also possible)
     /// explain the board: record what is certain, keep the rest open.
     pub(super) fn hypothesise(&mut self, t: Millis, lines: Vec<Vec<Move>>) {
-        self.hypothesise_with_longer(t, lines, Vec::new());
+        self.hypothesise_with_longer(t, lines, Vec::new(), Vec::new());
     }
 
     /// [`Self::hypothesise`], with lines two plies longer (the same side
-    /// to move) kept on probation beside them.
+    /// to move) kept on probation beside them, and lines of fewer plies
+    /// with a hand at work after them (see [`Line::hand_at_work`]), each
+    /// with the time of the reading they were read from.
     pub(super) fn hypothesise_with_longer(
         &mut self,
         t: Millis,
         lines: Vec<Vec<Move>>,
         longer: Vec<Vec<Move>>,
+        at_work: Vec<(Vec<Move>, Millis)>,
     ) {
         // Lines in the order the hands lifted their pieces first, while
         // the hands are still known: of lines reaching one position, the
@@ -142,6 +171,10 @@ impl Inference {
         let lines = lines
             .into_iter()
             .map(|plies| Line::missed(plies, t))
+            .chain(at_work.into_iter().map(|(plies, read)| Line {
+                hand_at_work: true,
+                ..Line::missed(plies, read)
+            }))
             .chain(longer.into_iter().map(|plies| Line {
                 on_probation: true,
                 ..Line::missed(plies, t)
@@ -240,12 +273,6 @@ impl Inference {
         out_of_order
     }
 
-    /// Drops every open line (their plies are searched again from the
-    /// record, with what the board shows now).
-    pub(super) fn drop_lines(&mut self, t: Millis, pending: Pending) {
-        self.close_candidates(t, &pending.announced);
-    }
-
     /// The board settled while lines are open: extends or drops each.
     /// False when no line explains the board any more (the caller goes on
     /// as if the board had jumped).
@@ -254,11 +281,15 @@ impl Inference {
         t: Millis,
         board: Bitboard,
         pending: Pending,
+        unread_jump: bool,
     ) -> bool {
         let base = self.game.position().clone();
         let mut next: Vec<Line> = Vec::new();
         // Lines extended at this settle by a move the hands made.
         let mut extended = 0;
+        // Of them, lines not read with a hand at work (see
+        // [`Line::hand_at_work`]).
+        let mut firm = 0;
         // The earliest release of such a move read under the next mover's
         // hand: what the hands did since is his turn's.
         let mut next_hand_since: Option<Millis> = None;
@@ -267,6 +298,11 @@ impl Inference {
         // Lines kept only because a hand may be at work under them.
         let mut waiting: Vec<usize> = Vec::new();
         for line in pending.lines {
+            // A hand holding a piece when the sensors were read again sets
+            // it down within moments, not after a think.
+            if line.hand_at_work && t.saturating_sub(line.since) > HAND_HOLD_MS {
+                continue;
+            }
             let pos = play_line(&base, &line.plies);
             // Pieces of the line's position already gone when the lines
             // were opened, and still gone: held, or read away by garbage.
@@ -288,9 +324,12 @@ impl Inference {
             if pos.is_game_over() && !unnamed_promotion {
                 continue;
             }
+            // (After a jump no hand was read: what changed are plies the
+            // sensors missed, searched below.)
             let moves: Vec<Move> = pos
                 .legal_moves()
                 .into_iter()
+                .filter(|_| !unread_jump)
                 .filter(|m| {
                     occupancy_after(&pos, m) == board
                         && if m.is_capture() || (must_lift(m) & held).is_empty() {
@@ -316,6 +355,7 @@ impl Inference {
                 })
                 .collect();
             if !moves.is_empty() {
+                firm += usize::from(!line.hand_at_work);
                 for m in moves {
                     next.push(line.then_seen(&line.plies, m, t));
                     extended += 1;
@@ -325,15 +365,20 @@ impl Inference {
             // Two hands (1.1): a move the hands made under this line, the
             // next mover's hand already at work (pieces lifted since its
             // last piece was set down). His move is read at a later settle.
-            let under = self.all_made_under_lifts_after(
-                &pos,
-                &line.plies,
-                Some(line.since),
-                t,
-                board,
-                Hands::NextMoversPieces,
-            );
+            let under = if unread_jump {
+                Vec::new()
+            } else {
+                self.all_made_under_lifts_after(
+                    &pos,
+                    &line.plies,
+                    Some(line.since),
+                    t,
+                    board,
+                    Hands::NextMoversPieces,
+                )
+            };
             if !under.is_empty() {
+                firm += usize::from(!line.hand_at_work);
                 for made in under {
                     let mut then = line.then_seen(&line.plies, made.mv, made.release);
                     then.under_lifts = true;
@@ -347,7 +392,7 @@ impl Inference {
             // Pieces only missing: a hand at work (a piece adjusted, the
             // next move begun); the board has not contradicted the line.
             let only_missing = (board & !pos.board().occupied()).is_empty();
-            if only_missing || explain::in_progress_at(&pos, board) {
+            if !unread_jump && (only_missing || explain::in_progress_at(&pos, board)) {
                 waiting.push(next.len());
                 next.push(line);
                 continue;
@@ -355,6 +400,7 @@ impl Inference {
             // Casual play: the move just seen corrected (a piece of it
             // moved on, a rook set down first and then the king castling).
             if line.seen_last
+                && !unread_jump
                 && !self.profile.is_fide()
                 && let Some(last) = line.plies.last().copied()
             {
@@ -369,6 +415,7 @@ impl Inference {
                     })
                     .collect();
                 if !corrections.is_empty() {
+                    firm += usize::from(!line.hand_at_work);
                     let kept = &line.plies[..line.plies.len() - 1];
                     for m in corrections {
                         next.push(line.then_seen(kept, m, t));
@@ -389,11 +436,10 @@ impl Inference {
                 missed::Explanation::None => Vec::new(),
             };
             // The hands were seen: every piece these plies move or take
-            // was lifted.
-            for more in found
-                .into_iter()
-                .filter(|more| more.iter().all(|m| (must_lift(m) & !seen).is_empty()))
-            {
+            // was lifted. (Not after a jump: nobody saw them.)
+            for more in found.into_iter().filter(|more| {
+                unread_jump || more.iter().all(|m| (must_lift(m) & !seen).is_empty())
+            }) {
                 next.push(line.then_missed(&more, t));
             }
         }
@@ -401,7 +447,7 @@ impl Inference {
             self.close_candidates(t, &pending.announced);
             return false;
         }
-        if extended > 0 {
+        if firm > 0 {
             // The hands were at work and a move of theirs explains the
             // board under some lines: lines that explain nothing of it
             // (their position merely has the same occupancy) are dropped,

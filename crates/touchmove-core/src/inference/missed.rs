@@ -36,6 +36,10 @@ const LONGER_BUDGET: usize = 25_000;
 /// (kept on probation: a rare case, searched on every jump).
 const PROBATION_BUDGET: usize = 5_000;
 
+/// The most positions the search for lines with a hand at work after
+/// them visits (see [`with_a_hand_at_work`]).
+const HAND_AT_WORK_BUDGET: usize = 10_000;
+
 /// Up to this many plies, pieces that do not stand on a changed square may
 /// move too (and come back later).
 const ROAM_DEPTH: usize = 4;
@@ -172,6 +176,59 @@ pub fn two_plies_longer(
     }
     let budget = (&mut 0, PROBATION_BUDGET);
     new_lines_at(pos, target, white, depth, Roam::Never, budget, lines).unwrap_or_default()
+}
+
+/// After a jump, lines of fewer plies than `lines` whose position is the
+/// board with a piece more on one of `emptied` (squares the jump emptied):
+/// the sensors were read again while the next mover's hand held that
+/// piece (his own to move, or one he takes off to capture it), so the
+/// board shows the plies and a hand at work. Which, only the hand's next
+/// placement tells; the caller keeps only lines where such a hand
+/// explains the board. Bounded by its own node budget (it runs on every
+/// jump of two plies or more).
+pub fn with_a_hand_at_work(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    lines: &[Vec<Move>],
+    emptied: Bitboard,
+) -> Vec<Vec<Move>> {
+    let Some(fewest) = lines.iter().map(Vec::len).min() else {
+        return Vec::new();
+    };
+    let mut found: Vec<Vec<Move>> = Vec::new();
+    let mut nodes = 0;
+    for depth in 1..fewest {
+        for square in emptied {
+            let budget = (&mut nodes, HAND_AT_WORK_BUDGET);
+            // (The piece in the hand is of either colour: where the board
+            // tells colours, every other square must match.)
+            let Some(more) = new_lines_at(
+                pos,
+                target.with(square),
+                None,
+                depth,
+                Roam::Never,
+                budget,
+                &found,
+            ) else {
+                return found;
+            };
+            found.extend(more.into_iter().filter(|line| {
+                white.is_none_or(|w| {
+                    let mut end = pos.clone();
+                    for m in line {
+                        end.play_unchecked(*m);
+                    }
+                    end.board().white().without(square) == w.without(square)
+                })
+            }));
+        }
+        if !found.is_empty() {
+            break;
+        }
+    }
+    found
 }
 
 /// The lines of exactly `depth` plies reaching `target` that are not

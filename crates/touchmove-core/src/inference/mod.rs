@@ -1204,16 +1204,27 @@ impl Inference {
             // was raised is no lift); what they did since may be.
             self.turn.forget_until(since);
         }
-        if let Some(pending) = self.pending.take() {
-            if jump && unread && self.missed_plies_explain(board) {
-                // The board jumped with no hand read (the sensors unread,
-                // garbage) to a board plies the sensors missed explain
-                // from the record: no hand made a move under any line, nor
-                // holds a piece. The lines' plies are searched again from
-                // the record, with the new ones. (Else the lines go on: a
-                // line open for long has more plies than one search may.)
-                self.drop_lines(t, pending);
-            } else if self.judge_hypotheses(t, board, pending) {
+        if let Some(mut pending) = self.pending.take() {
+            // The board jumped with no hand read (the sensors unread,
+            // garbage): no hand made a move under any line, nor holds a
+            // piece. Plies the sensors missed extend the lines (whose
+            // plies the hands were seen making), and lines searched
+            // afresh from the record stand beside them (the lines may
+            // have come of garbage read); the next moves tell.
+            let fresh = if jump && unread {
+                missed::explanations(
+                    self.game.position(),
+                    board,
+                    self.white,
+                    self.config.max_missed_plies,
+                    missed::Roam::Short,
+                )
+            } else {
+                Vec::new()
+            };
+            let unread_jump = !fresh.is_empty();
+            pending.add_missed(fresh, t);
+            if self.judge_hypotheses(t, board, pending, unread_jump) {
                 return;
             }
             // No open line explains the board: search afresh.
