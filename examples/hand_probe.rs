@@ -126,12 +126,12 @@ fn judge(
     if alert.is_none() && prefix && complete {
         return Ok(None);
     }
-    // With jumps: plies the sensors missed recorded in another order that
-    // reaches the same position (no later move can tell the order).
+    // With jumps: plies the sensors missed recorded in another order, or
+    // as fewer plies, reaching the same position (no later move can tell;
+    // see `judge_jump` in tests/inference_hands.rs).
     let position = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
     if alert.is_none()
         && allowed.is_some()
-        && played.len() == source.len()
         && end_fen.is_some_and(|end| position(end) == position(&session.game().fen()))
     {
         return Ok(None);
@@ -368,14 +368,16 @@ fn main() -> Result<(), String> {
                         };
                         let seed = game * 7 + 3;
                         let synth = match faults {
-                            None => Ok(synthesize(&start, &moves, &style, seed)),
-                            Some(Faults::Jumps(n)) => {
-                                inject_jumps(&start, &moves, &style, seed, n).map(|r| r.1)
+                            None => Ok((Vec::new(), synthesize(&start, &moves, &style, seed))),
+                            Some(Faults::Jumps(n)) => inject_jumps(&start, &moves, &style, seed, n),
+                            Some(Faults::Any(n)) => inject_random(&start, &moves, &style, seed, n),
+                        }
+                        .map(|(placed, synth)| {
+                            if args.only.is_some() && !placed.is_empty() {
+                                println!("faults (before move index): {placed:?}");
                             }
-                            Some(Faults::Any(n)) => {
-                                inject_random(&start, &moves, &style, seed, n).map(|r| r.1)
-                            }
-                        };
+                            synth
+                        });
                         let synth = match synth {
                             Ok(synth) => synth,
                             Err(e) => {

@@ -666,3 +666,13 @@ fn a_jump_while_lines_are_open_needs_no_lift_of_its_captured_piece() {
     // never seen lifted, and need not be (nobody saw the hands).
     random_game_with_two_jumps_is_read(&HandStyle::random(), 21, 10);
 }
+
+#[test]
+fn a_jump_of_four_plies_while_lines_are_open_extends_them() {
+    // Lines open over a jump with a promotion (`Nf5 gxf8=B/N Nh6`), one
+    // move seen, then `...Qxa4 Rb3 Qa1` and a fourth ply unseen: more than
+    // the two plies a settle may add, and more than the record's own
+    // search reaches. The lines were dropped and the board read as a
+    // completed illegal move.
+    random_game_with_two_jumps_is_read(&HandStyle::random(), 88, 0);
+}

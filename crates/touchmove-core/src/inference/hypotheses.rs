@@ -18,6 +18,22 @@ pub const MAX_LINES: usize = 64;
 /// Plies the board may reveal at one settle beyond a line's position.
 const EXTEND_PLIES: usize = 2;
 
+/// How the board that lines are judged on was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum JumpRead {
+    /// Settled as the hands worked.
+    No,
+    /// In one reading, no hand read (the sensors unread, garbage): plies
+    /// the sensors missed may extend the lines.
+    Unread,
+    /// [`JumpRead::Unread`], and lines from the record explain it too
+    /// (added beside the open ones): no hand made a move under any line.
+    FromTheRecordToo,
+}
+
+/// Plies a jump of the board (no hand read) may add to a line.
+const JUMP_EXTEND_PLIES: usize = 4;
+
 /// Settles at which other lines saw a move made while a line only waited
 /// for a hand at work, after which it is dropped: under it the players
 /// would have gone on moving pieces while its move stayed in the air.
@@ -281,8 +297,10 @@ impl Inference {
         t: Millis,
         board: Bitboard,
         pending: Pending,
-        unread_jump: bool,
+        read: JumpRead,
     ) -> bool {
+        let unread_jump = read == JumpRead::FromTheRecordToo;
+        let unseen = read != JumpRead::No;
         let base = self.game.position().clone();
         let mut next: Vec<Line> = Vec::new();
         // Lines extended at this settle by a move the hands made.
@@ -424,22 +442,24 @@ impl Inference {
                     continue;
                 }
             }
-            let found = match missed::search_with(
-                &pos,
-                board,
-                self.white,
-                EXTEND_PLIES,
-                missed::Roam::Never,
-            ) {
-                missed::Explanation::Unique(more) => vec![more],
-                missed::Explanation::Ambiguous(more) => more,
-                missed::Explanation::None => Vec::new(),
+            // (After a jump, as many plies as a jump may hide.)
+            let plies = if unseen {
+                self.config.max_missed_plies.min(JUMP_EXTEND_PLIES)
+            } else {
+                EXTEND_PLIES
             };
+            let found =
+                match missed::search_with(&pos, board, self.white, plies, missed::Roam::Never) {
+                    missed::Explanation::Unique(more) => vec![more],
+                    missed::Explanation::Ambiguous(more) => more,
+                    missed::Explanation::None => Vec::new(),
+                };
             // The hands were seen: every piece these plies move or take
             // was lifted. (Not after a jump: nobody saw them.)
-            for more in found.into_iter().filter(|more| {
-                unread_jump || more.iter().all(|m| (must_lift(m) & !seen).is_empty())
-            }) {
+            for more in found
+                .into_iter()
+                .filter(|more| unseen || more.iter().all(|m| (must_lift(m) & !seen).is_empty()))
+            {
                 next.push(line.then_missed(&more, t));
             }
         }

@@ -1222,9 +1222,15 @@ impl Inference {
             } else {
                 Vec::new()
             };
-            let unread_jump = !fresh.is_empty();
+            let read = if !fresh.is_empty() {
+                hypotheses::JumpRead::FromTheRecordToo
+            } else if jump && unread {
+                hypotheses::JumpRead::Unread
+            } else {
+                hypotheses::JumpRead::No
+            };
             pending.add_missed(fresh, t);
-            if self.judge_hypotheses(t, board, pending, unread_jump) {
+            if self.judge_hypotheses(t, board, pending, read) {
                 return;
             }
             // No open line explains the board: search afresh.
