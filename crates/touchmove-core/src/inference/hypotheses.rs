@@ -762,8 +762,9 @@ impl Inference {
         } else if seen.is_none() && !self.game.is_over() {
             // Plies the sensors missed: what the hands did since the lines
             // were opened is the next mover's (his piece lifted while they
-            // were open); what they did before, the missed plies'.
-            self.carry_over(&hands, opened);
+            // were open); what they did before, the missed plies'. (Since
+            // the line's last plies were read, when a jump added them.)
+            self.carry_over(&hands, opened.max(line.since));
         }
         if alerted && !self.game.is_over() {
             self.restored(t);
