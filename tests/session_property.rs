@@ -1154,6 +1154,34 @@ mod found {
             check(profile, clock, &actions, &[13]).unwrap();
         }
     }
+    #[test]
+    fn lines_from_the_record_are_not_cut_off_by_the_open_lines_tempo_variants() {
+        // Many lines of tempo moves open (`Nd2 Qg5 Nb1` and the like),
+        // then the board set in one scan to `Kd2 Qxd4 Ke2` from the
+        // record: its three plies were added after the open lines' five,
+        // past the bound on open lines, and lost.
+        let actions = [
+            Legal(84),
+            Toggle(0),
+            Legal(252),
+            Toggle(0),
+            Toggle(0),
+            Legal(41),
+            Garbage(43008),
+            Toggle(0),
+            Legal(177),
+            Toggle(39),
+            Wait(157),
+            Garbage(18432),
+            Legal(0),
+            Toggle(0),
+            Legal(125),
+            Toggle(31),
+            Clock(false),
+            Legal(160),
+        ];
+        check(Profile::FideStandard, true, &actions, &[68, 207, 89]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

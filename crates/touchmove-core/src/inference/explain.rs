@@ -237,11 +237,12 @@ impl Inference {
                 .filter_map(|s| self.turn.first_lift(s))
                 .min()
                 .unwrap_or(t);
-            at_work = missed::with_a_hand_at_work(&pos, board, self.white, &lines, emptied)
-                .into_iter()
-                .filter(|line| in_progress_at(&hypotheses::play_line(&pos, line), board))
-                .map(|line| (line, read.saturating_sub(1)))
-                .collect();
+            at_work =
+                missed::with_a_hand_at_work(&pos, board, self.white, &lines, emptied, max_plies)
+                    .into_iter()
+                    .filter(|line| in_progress_at(&hypotheses::play_line(&pos, line), board))
+                    .map(|line| (line, read.saturating_sub(1)))
+                    .collect();
         }
         if resumed {
             // Read again after a restart: a move made while the daemon was
@@ -269,7 +270,7 @@ impl Inference {
             first.append(&mut lines);
             lines = first;
         }
-        if lines.is_empty() {
+        if lines.is_empty() && at_work.is_empty() {
             return false;
         }
         if in_hand {

@@ -145,13 +145,16 @@ pub(super) struct Pending {
 
 impl Pending {
     /// Lines of plies the sensors missed from the recorded position, read
-    /// at `t`, after those open (the same plies are one line).
+    /// at `t`, before those open (the same plies are one line): the
+    /// fewest plies that explain the board go first, so that the bound on
+    /// open lines cuts off the open lines' many tempo variants instead.
     pub(super) fn add_missed(&mut self, lines: Vec<Vec<Move>>, t: Millis) {
-        for plies in lines {
-            if !self.lines.iter().any(|l| l.plies == plies) {
-                self.lines.push(Line::missed(plies, t));
-            }
-        }
+        let fresh: Vec<Line> = lines
+            .into_iter()
+            .filter(|plies| !self.lines.iter().any(|l| &l.plies == plies))
+            .map(|plies| Line::missed(plies, t))
+            .collect();
+        self.lines.splice(0..0, fresh);
     }
 }
 
@@ -763,8 +766,15 @@ impl Inference {
             // Plies the sensors missed: what the hands did since the lines
             // were opened is the next mover's (his piece lifted while they
             // were open); what they did before, the missed plies'. (Since
-            // the line's last plies were read, when a jump added them.)
-            self.carry_over(&hands, opened.max(line.since));
+            // the line's last plies were read, when a jump added them; a
+            // line read with a hand at work, since its reading: the held
+            // piece is the next mover's.)
+            let since = if line.hand_at_work {
+                line.since
+            } else {
+                opened.max(line.since)
+            };
+            self.carry_over(&hands, since);
         }
         if alerted && !self.game.is_over() {
             self.restored(t);

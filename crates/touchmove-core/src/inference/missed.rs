@@ -178,7 +178,8 @@ pub fn two_plies_longer(
     new_lines_at(pos, target, white, depth, Roam::Never, budget, lines).unwrap_or_default()
 }
 
-/// After a jump, lines of fewer plies than `lines` whose position is the
+/// After a jump, lines of fewer plies than `lines` (of up to `max_plies`
+/// when `lines` is empty) whose position is the
 /// board with a piece more on one of `emptied` (squares the jump emptied):
 /// the sensors were read again while the next mover's hand held that
 /// piece (his own to move, or one he takes off to capture it), so the
@@ -192,10 +193,10 @@ pub fn with_a_hand_at_work(
     white: Option<Bitboard>,
     lines: &[Vec<Move>],
     emptied: Bitboard,
+    max_plies: usize,
 ) -> Vec<Vec<Move>> {
-    let Some(fewest) = lines.iter().map(Vec::len).min() else {
-        return Vec::new();
-    };
+    // (Where nothing explains the board in full, up to `max_plies`.)
+    let fewest = lines.iter().map(Vec::len).min().unwrap_or(max_plies + 1);
     let mut found: Vec<Vec<Move>> = Vec::new();
     let mut nodes = 0;
     for depth in 1..fewest {
