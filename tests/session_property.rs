@@ -1182,6 +1182,85 @@ mod found {
         ];
         check(Profile::FideStandard, true, &actions, &[68, 207, 89]).unwrap();
     }
+
+    #[test]
+    fn lines_that_only_wait_for_a_hand_make_room_for_the_record() {
+        // Garbage, `...Ng4` read, then the board of `...f4` with the
+        // knight back on h6: lines of four tempo plies. `Nxa7` by hand,
+        // read in one scan: lines `Nxa7`, `Nxc7` from the record beside
+        // the open lines grown by four plies (eight, White to move, one
+        // occupancy). A piece set on c2 for three seconds drops the short
+        // lines (no black move fills c2) while the long ones wait (a
+        // white move to c2 in progress); `...Nxh2` and `g4` follow, and
+        // the long lines waited for ever. The record's plies, every piece
+        // seen lifted, now stand beside them.
+        let actions = [
+            Toggle(16),
+            Legal(46),
+            Legal(0),
+            Legal(113),
+            Legal(16),
+            Legal(16),
+            Legal(41),
+            Legal(102),
+            Legal(184),
+            Garbage(7098),
+            Legal(183),
+            Legal(0),
+            Legal(96),
+            Toggle(10),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[174]).unwrap();
+    }
+
+    #[test]
+    fn a_line_left_only_waiting_is_no_record_where_the_record_explains_the_board() {
+        // b3 and c3 set down on a displaced board, then `Qxa7` by hand:
+        // lines `Qxa7` and `Qxd7+` (a capture quicker than a scan). The
+        // board set to `Qa5` from the record (a5 filled) left `Qxa7`
+        // waiting alone (a black queen's move to a5 in progress), and it
+        // was recorded. `Qa5`, its queen gone from a4 when the lines were
+        // opened, stands beside it; Black's next move tells.
+        let actions = [
+            Legal(150),
+            Legal(139),
+            Legal(65),
+            Legal(113),
+            Legal(30),
+            Legal(224),
+            Toggle(17),
+            Toggle(18),
+            Wait(157),
+            Legal(240),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[209]).unwrap();
+    }
+
+    #[test]
+    fn a_capture_played_twice_while_lines_wait_is_read_from_the_record() {
+        // `...gxf4` by hand, a1 toggled, Black's press, `...gxf4` by hand
+        // again, h8 toggled; then the board set to `...g4` from the
+        // record. The open lines only waited for a hand; `...g4`, its
+        // pawn seen lifted, is read beside them.
+        let actions = [
+            Legal(152),
+            Legal(181),
+            Toggle(0),
+            Wait(7),
+            Bounce(18),
+            Toggle(18),
+            Legal(132),
+            Legal(202),
+            Toggle(0),
+            Clock(false),
+            Legal(107),
+            Toggle(15),
+            Legal(0),
+            Toggle(0),
+            Legal(24),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[50]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -470,6 +470,24 @@ impl Inference {
             self.close_candidates(t, &pending.announced);
             return false;
         }
+        if read == JumpRead::No
+            && waiting.len() == next.len()
+            && next
+                .iter()
+                .all(|l| t.saturating_sub(l.since) > HAND_HOLD_MS)
+        {
+            // Never stuck: every open line has only waited for a hand at
+            // work for longer than a hand holds a piece, and the record
+            // explains the board (the lines that read it best may have
+            // been dropped on a piece set down a moment on an empty
+            // square): those plies stand beside them.
+            let fresh = self.seen_from_the_record(board, pending.opened_board, &next);
+            if !fresh.is_empty() {
+                let shift = fresh.len();
+                waiting.iter_mut().for_each(|i| *i += shift);
+                next.splice(0..0, fresh.into_iter().map(|plies| Line::missed(plies, t)));
+            }
+        }
         if firm > 0 {
             // The hands were at work and a move of theirs explains the
             // board under some lines: lines that explain nothing of it
@@ -511,6 +529,33 @@ impl Inference {
             },
         );
         true
+    }
+
+    /// Lines of plies from the record that explain `board` in full, not
+    /// among `open`, every piece they move or take seen lifted (or gone
+    /// from its square already on `opened_board`, the board the lines
+    /// were opened on).
+    fn seen_from_the_record(
+        &self,
+        board: Bitboard,
+        opened_board: Bitboard,
+        open: &[Line],
+    ) -> Vec<Vec<Move>> {
+        let record = self.game.position();
+        let seen = self.turn.seen() | (record.board().occupied() & !opened_board);
+        missed::explanations(
+            record,
+            board,
+            self.white,
+            self.config.max_missed_plies,
+            missed::Roam::Never,
+        )
+        .into_iter()
+        .filter(|plies| {
+            plies.iter().all(|m| (must_lift(m) & !seen).is_empty())
+                && !open.iter().any(|l| &l.plies == plies)
+        })
+        .collect()
     }
 
     /// The press of `side` while lines are open (6.7): his hand is on the
