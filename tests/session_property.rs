@@ -1261,6 +1261,34 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[50]).unwrap();
     }
+
+    #[test]
+    fn a_square_empty_when_lines_opened_and_filled_since_is_no_lift_for_the_record() {
+        // Lines open with b7's pawn lifted (an illegal move begun), then
+        // `g3 ...Qa5 a4` unseen sets it back: the queen lifted for
+        // `...Qf5` left the board of `g3 ...Qxb7 a4`, read from the record
+        // as if b7's lift from before counted. The press of `...Qf5` was
+        // lost, and White's press for `bxa8` taken for the wrong player's.
+        let actions = [
+            Garbage(65_536),
+            Legal(30),
+            Legal(169),
+            Legal(170),
+            Legal(22),
+            Legal(227),
+            Legal(227),
+            Garbage(1344),
+            Legal(68),
+            Legal(0),
+            Legal(167),
+            Legal(159),
+            Legal(0),
+            Legal(202),
+            Toggle(22),
+            Legal(28),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[67, 67, 216]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -533,8 +533,8 @@ impl Inference {
 
     /// Lines of plies from the record that explain `board` in full, not
     /// among `open`, every piece they move or take seen lifted (or gone
-    /// from its square already on `opened_board`, the board the lines
-    /// were opened on).
+    /// from its square on `opened_board`, the board the lines were opened
+    /// on, and not set back since).
     fn seen_from_the_record(
         &self,
         board: Bitboard,
@@ -542,7 +542,8 @@ impl Inference {
         open: &[Line],
     ) -> Vec<Vec<Move>> {
         let record = self.game.position();
-        let seen = self.turn.seen() | (record.board().occupied() & !opened_board);
+        let held = record.board().occupied() & !opened_board & !board;
+        let seen = self.turn.seen() | held;
         missed::explanations(
             record,
             board,
