@@ -141,9 +141,17 @@ pub(super) struct Pending {
     /// then (in the hand, or garbage read) may be set down by a line's
     /// next move, though no lift of it is known.
     opened_board: Bitboard,
+    /// The last press read while the lines were open, and whose: when the
+    /// line that remains ends with his move, it completes it (6.7).
+    pressed: Option<(Millis, Color)>,
 }
 
 impl Pending {
+    /// `side` pressed the clock at `t` and no line told what it was for.
+    pub(super) fn press(&mut self, t: Millis, side: Color) {
+        self.pressed = Some((t, side));
+    }
+
     /// Lines of plies the sensors missed from the recorded position, read
     /// at `t`, before those open (the same plies are one line): the
     /// fewest plies that explain the board go first, so that the bound on
@@ -229,6 +237,7 @@ impl Inference {
                 announced: Vec::new(),
                 opened: t,
                 opened_board: self.board,
+                pressed: None,
             },
         );
     }
@@ -713,7 +722,7 @@ impl Inference {
         if alone {
             let line = pending.lines.swap_remove(0);
             self.close_candidates(t, &pending.announced);
-            self.resolve(t, line, pending.opened);
+            self.resolve(t, line, pending.opened, pending.pressed);
             return;
         }
         let lines = self.lines_uci(
@@ -770,7 +779,7 @@ impl Inference {
 
     /// One line remains: its missed plies are recorded as inferred, a last
     /// ply the hands were seen making as a move made (awaiting the press).
-    fn resolve(&mut self, t: Millis, line: Line, opened: Millis) {
+    fn resolve(&mut self, t: Millis, line: Line, opened: Millis, pressed: Option<(Millis, Color)>) {
         let alerted = self.alert != Alert::None;
         let mut plies = line.plies;
         let seen = if line.seen_last { plies.pop() } else { None };
@@ -803,7 +812,13 @@ impl Inference {
                     .map(|(t, _)| *t)
                     .max()
             });
+            let mover = self.game.turn();
             self.make_move(t, m);
+            // His press, read while the lines were open, came after the
+            // move was made: it completes it (6.7).
+            if pressed.is_some_and(|(at, by)| by == mover && at >= release.unwrap_or(line.since)) {
+                self.complete_awaiting(t);
+            }
             // What the next mover's hand did since stays his (two hands).
             if let Some(release) = release {
                 self.carry_over(&hands, release);
@@ -903,3 +918,47 @@ fn after_last_ply(line: &Line) -> Option<Millis> {
 /// How long before a seen ply was read the next ply's capturing piece may
 /// have been lifted (the ply is read a settle after its piece stands).
 const PRE_LIFT_MS: Millis = 1000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Start;
+
+    fn completions(pressed: Option<(Millis, Color)>) -> usize {
+        let mut inference = Inference::new(
+            Start::standard(),
+            Profile::FideBlitz,
+            InferenceConfig::default(),
+        );
+        inference.started = true;
+        let e4 = inference
+            .game
+            .position()
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.from() == Some(Square::E2) && m.to() == Square::E4)
+            .unwrap();
+        // `e4`, made by the hands at 100 ms, the last ply of the line left.
+        let line = Line {
+            seen_last: true,
+            ..Line::missed(vec![e4], 100)
+        };
+        inference.resolve(200, line, 50, pressed);
+        assert_eq!(inference.game.moves().len(), 1);
+        inference
+            .drain()
+            .filter(|(_, kind)| matches!(kind, EventKind::MoveCompleted { ply: 1 }))
+            .count()
+    }
+
+    #[test]
+    fn a_press_read_while_lines_were_open_completes_the_move_of_the_line_left() {
+        // 6.7: White pressed after his move was made; no line told then
+        // what the press was for.
+        assert_eq!(completions(Some((150, Color::White))), 1);
+        // Not a press before the move, nor the other player's, nor none.
+        assert_eq!(completions(Some((90, Color::White))), 0);
+        assert_eq!(completions(Some((150, Color::Black))), 0);
+        assert_eq!(completions(None), 0);
+    }
+}

@@ -81,6 +81,9 @@ impl Inference {
             if self.extend_lines_at_press(t, side) && self.pending.is_none() {
                 return completed(self.complete_awaiting(t));
             }
+            if let Some(pending) = self.pending.as_mut() {
+                pending.press(t, side);
+            }
             return PressMeaning::Ignored("the moves the sensors did not read are not yet known");
         }
         if movers_press && self.promotion.is_some() {
@@ -402,7 +405,7 @@ impl Inference {
 
     /// The press completes the move just made (6.7): `None` when the move
     /// ended the game and nothing awaits a press.
-    fn complete_awaiting(&mut self, t: Millis) -> Option<usize> {
+    pub(super) fn complete_awaiting(&mut self, t: Millis) -> Option<usize> {
         let ply = self.awaiting_press.take()?;
         self.emit(t, EventKind::MoveCompleted { ply });
         Some(ply)
