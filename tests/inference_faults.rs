@@ -654,50 +654,6 @@ fn random_game_with_two_jumps_is_read(style: &HandStyle, game: u64, period: u64)
 }
 
 #[test]
-fn a_jump_read_as_an_impossible_move_is_still_a_jump_once_the_held_piece_is_set_down() {
-    // Bullet, 10 ms scans: `...Nf8 Nc4 ...Nh7` unseen, the sensors read
-    // again with White's knight lifted from c4 (never read there) for
-    // `Na5`: the board showed the knight's impossible `d7-h7`, an illegal
-    // move warned, and Black's press completed it. Once `Na5` is set
-    // down, the missed plies explain the board. (The warning at the jump
-    // stays: the sensors showed that move, and nothing else yet.)
-    use shakmaty::Position;
-    let (start, moves) = synth::random_game(37, 160);
-    let (_, mut s) =
-        faults::inject_jumps(&start, &moves, &HandStyle::bullet(), 37 * 7 + 3, 2).unwrap();
-    s.trace = synth::sampled::sampled(&s.trace, 10);
-    let out = support::run(&s, None);
-    let completed: Vec<String> = support::alerts(&out.events)
-        .iter()
-        .filter(|e| {
-            matches!(
-                e.kind,
-                EventKind::IllegalMove {
-                    completed: true,
-                    ..
-                }
-            )
-        })
-        .map(|e| e.to_json())
-        .collect();
-    assert!(completed.is_empty(), "{completed:?}");
-    let mut end = start.clone();
-    for m in &moves {
-        end.play_unchecked(*m);
-    }
-    assert_eq!(
-        support::played_uci(&out.session).len(),
-        moves.len(),
-        "the record stopped"
-    );
-    assert_eq!(
-        out.session.game().position().board(),
-        end.board(),
-        "the record ends elsewhere"
-    );
-}
-
-#[test]
 fn a_jump_read_while_the_next_mover_holds_a_piece_is_the_plies_and_a_hand_at_work() {
     // `...e5 b4 Bxb4` unseen, the sensors read again as White's hand
     // holds the knight for `Nc3`: five plies (`...e5 Na3 Bxa3 b4 Bxb4`)

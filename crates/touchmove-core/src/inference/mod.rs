@@ -1176,13 +1176,6 @@ impl Inference {
         self.jumped_scans.clear();
         // Set again below if the board is still unexplained.
         let missing_since = self.missing_since.take();
-        // An illegal move seen where the board jumped unread: the plies the
-        // sensors missed may still explain it, once the hands set down
-        // what they held (no hand read is the move's).
-        if self.jump_in_hand && matches!(self.alert, Alert::Illegal { .. }) {
-            jump = true;
-            unread = true;
-        }
 
         if !self.started || self.game.is_over() {
             if board == self.start.position().board().occupied() {
@@ -1302,12 +1295,6 @@ impl Inference {
         let one_in_hand = (expected & !board).count() == 1 && (board & !expected).is_empty();
         if jump && (unread || !one_in_hand) && self.explain_jump(t, board) {
             return;
-        }
-        // A jump nothing explains yet (the sensors read again while the
-        // hands were still at work, a piece set down unread and lifted
-        // again): the next looks still count it.
-        if jump && unread {
-            self.jump_in_hand = true;
         }
         if self.in_progress(board) {
             return;
