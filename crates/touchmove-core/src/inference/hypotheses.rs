@@ -336,7 +336,7 @@ impl Inference {
             let pos = play_line(&base, &line.plies);
             // Pieces of the line's position already gone when the lines
             // were opened, and still gone: held, or read away by garbage.
-            let held = pos.board().occupied() & !pending.opened_board & !board;
+            let held = held(&pos, pending.opened_board, board);
             let seen = self.turn.seen() | held;
             if pos.board().occupied() == board
                 && self.white.is_none_or(|w| w == pos.board().white())
@@ -491,11 +491,8 @@ impl Inference {
             // been dropped on a piece set down a moment on an empty
             // square): those plies stand beside them.
             let fresh = self.seen_from_the_record(board, pending.opened_board, &next);
-            if !fresh.is_empty() {
-                let shift = fresh.len();
-                waiting.iter_mut().for_each(|i| *i += shift);
-                next.splice(0..0, fresh.into_iter().map(|plies| Line::missed(plies, t)));
-            }
+            // (No line saw a move: `firm` is 0, `waiting` not used again.)
+            next.splice(0..0, fresh.into_iter().map(|plies| Line::missed(plies, t)));
         }
         if firm > 0 {
             // The hands were at work and a move of theirs explains the
@@ -551,8 +548,7 @@ impl Inference {
         open: &[Line],
     ) -> Vec<Vec<Move>> {
         let record = self.game.position();
-        let held = record.board().occupied() & !opened_board & !board;
-        let seen = self.turn.seen() | held;
+        let seen = self.turn.seen() | held(record, opened_board, board);
         missed::explanations(
             record,
             board,
@@ -841,6 +837,13 @@ impl Inference {
             self.restored(t);
         }
     }
+}
+
+/// Pieces of `pos` already gone when the lines were opened (on
+/// `opened_board`) and still gone from `board`: held, or read away by
+/// garbage, so taken as lifted though no lift of them is known.
+fn held(pos: &Chess, opened_board: Bitboard, board: Bitboard) -> Bitboard {
+    pos.board().occupied() & !opened_board & !board
 }
 
 /// The position after `plies` from `base`.
