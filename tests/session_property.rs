@@ -1289,6 +1289,28 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[67, 67, 216]).unwrap();
     }
+
+    #[test]
+    fn a_jump_that_repairs_a_displaced_board_keeps_the_lines_two_plies_longer() {
+        // a1's rook off (displaced), then in one scan the rook back and
+        // the board of `Qe2 h4 Qh5` from the record, which shows the
+        // occupancy of `Qh4`. `Qh4` was recorded at once; the queen's
+        // next move from h5 was read as a displaced board.
+        let actions = [
+            Toggle(20),
+            Legal(102),
+            Legal(3),
+            Legal(101),
+            Legal(108),
+            Legal(242),
+            Legal(245),
+            Toggle(31),
+            Legal(131),
+            Legal(199),
+            Toggle(0),
+        ];
+        check(Profile::Casual, false, &actions, &[109, 65, 247]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

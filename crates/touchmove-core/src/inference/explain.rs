@@ -318,6 +318,18 @@ impl Inference {
                 self.promotion_on_board(t, &m);
                 return true;
             }
+            // A jump: the move's board may be two plies longer, the same
+            // side to move (as for a jump read without an alert).
+            if jump {
+                let pos = self.game.position().clone();
+                let line = vec![vec![m]];
+                let max = self.config.max_missed_plies;
+                let longer = missed::two_plies_longer(&pos, board, self.white, &line, max);
+                if !longer.is_empty() {
+                    self.hypothesise_with_longer(t, line, longer, Vec::new());
+                    return true;
+                }
+            }
             self.turn.touches.clear();
             self.make_move(t, m);
             self.restored(t);
