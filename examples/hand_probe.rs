@@ -19,6 +19,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use touchmove_core::events::{Event, EventKind};
 use touchmove_core::replay::{drive, session_for};
+use touchmove_core::session::Session;
 use touchmove_core::trace::Trace;
 use touchmove_synth::faults::{inject_jumps, inject_random};
 use touchmove_synth::{
@@ -87,13 +88,13 @@ struct Args {
 type Judged = Result<Option<String>, String>;
 
 /// How the session read `trace` of the game whose moves are `source`,
-/// ending at `end_fen`;
+/// whose positions after each ply are `fens`;
 /// `allowed` are the alerts the game's faults call for (`None`: none may
 /// be raised at all).
 fn judge(
     trace: &Trace,
     source: &[String],
-    end_fen: Option<&str>,
+    fens: &[&str],
     allowed: Option<&Allowed>,
     verbose: bool,
 ) -> Judged {
@@ -130,10 +131,7 @@ fn judge(
     // as fewer plies, reaching the same position (no later move can tell;
     // see `judge_jump` in tests/inference_hands.rs).
     let position = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
-    if alert.is_none()
-        && allowed.is_some()
-        && end_fen.is_some_and(|end| position(end) == position(&session.game().fen()))
-    {
+    if alert.is_none() && allowed.is_some() && session_end_is_the_games(&session, fens, &position) {
         return Ok(None);
     }
     let first = played
@@ -168,6 +166,26 @@ fn judge(
         source.get(first).map_or("nothing", String::as_str),
         alert.map_or("none".to_owned(), |e| e.to_json().to_string())
     )))
+}
+
+/// Whether the session ends on the game's last position, or, when the
+/// session ended the game itself (a dead position the players played on
+/// in), on the game's position after as many plies.
+fn session_end_is_the_games(
+    session: &Session,
+    fens: &[&str],
+    position: &dyn Fn(&str) -> String,
+) -> bool {
+    let game = session.game();
+    let same = |fen: &&str| position(fen) == position(&game.fen());
+    fens.last().is_some_and(same)
+        || (game.is_over()
+            && game
+                .moves()
+                .len()
+                .checked_sub(1)
+                .and_then(|i| fens.get(i))
+                .is_some_and(same))
 }
 
 /// How a reading whose lines are still open at the end is reported.
@@ -393,14 +411,12 @@ fn main() -> Result<(), String> {
                         } else {
                             sampled(&synth.trace, args.period)
                         };
-                        let end_fen = synth.expected.iter().rev().find_map(|e| match e {
-                            Expected::Move { fen, .. } => Some(fen.as_str()),
-                            _ => None,
-                        });
+                        let fens: Vec<&str> =
+                            synth.moves.iter().map(|m| m.fen_after.as_str()).collect();
                         let result = judge(
                             &trace,
                             &source,
-                            end_fen,
+                            &fens,
                             allowed.as_ref(),
                             args.only.is_some(),
                         );

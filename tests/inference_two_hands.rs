@@ -1478,3 +1478,91 @@ fn a_rook_the_next_mover_took_before_the_late_press_is_the_move_the_press_comple
     );
     assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
 }
+
+/// A capture read in one scan of a board read every 10 ms: the capturing
+/// piece and the captured one lifted together, the capturing piece set
+/// down 20 ms later. A hand that quick is no jump (the sensors were read):
+/// the next mover's grab 150 ms after the release still releases the move
+/// (two hands, Article 1.1).
+#[test]
+fn a_capture_lifted_in_one_10_ms_scan_is_a_hand_not_a_jump() {
+    // 7...e5 8. Qxa8 Bd6 9. e3, Black grabbing f8 before White's press.
+    let mut h = Hands::new(
+        Some("rQ1qkbnr/p2pp3/b4ppp/8/3P4/8/RPP1PPPP/1NBQKBNR b Kkq - 0 7"),
+        "fide-blitz",
+    );
+    h.wait(1005).lift_then("e7", 140);
+    // e5 set down with a bounce: the board shows readings 10 ms apart.
+    h.place_then("e5", 10)
+        .lift_then("e5", 10)
+        .place_then("e5", 250)
+        .clock_then(Black, 460);
+    h.lift_together(&["a8", "b8"], 20)
+        .place_then("a8", 150)
+        .lift_then("f8", 330)
+        .place_then("d6", 80)
+        .clock_then(White, 250);
+    h.lift_then("e2", 178)
+        .clock_then(Black, 82)
+        .place_then("e3", 118)
+        .clock(White);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    read_exactly(&h.run(), &["e7e5", "b8a8", "f8d6", "e2e3"]);
+}
+
+/// The next mover's capture lifted in one 10 ms scan while the last move's
+/// piece settles: his capturing piece and the piece just moved, lifted
+/// together 120 ms after its release. The move is made (4.6) and his
+/// capture is read from the position after it.
+#[test]
+fn the_next_movers_capture_lifted_in_one_scan_while_the_move_settles() {
+    // 8. d3 Qxd4 9. Qe2 Bxh3 10. Bxh3.
+    let mut h = Hands::new(
+        Some("rnb1kbnr/1pp1ppp1/3q4/p5Pp/P2P4/5P1N/1PPP3P/RNBQKB1R w KQkq - 0 8"),
+        "fide-blitz",
+    );
+    h.wait(1005).lift_then("d2", 10).place_then("d2", 10);
+    h.lift_then("d2", 120).place_then("d3", 120);
+    h.lift_together(&["d4", "d6"], 40)
+        .place_then("d4", 5)
+        .clock_then(White, 145);
+    h.lift_then("d1", 190)
+        .place_then("e2", 22)
+        .clock_then(Black, 50)
+        .clock_then(White, 718);
+    h.lift_then("c8", 230)
+        .lift_then("h3", 30)
+        .place_then("h3", 130)
+        .lift_then("f1", 73)
+        .clock_then(Black, 200)
+        .place_then("h3", 300)
+        .clock(White);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    read_exactly(&h.run(), &["d2d3", "d6d4", "d1e2", "c8h3", "f1h3"]);
+}
+
+/// A capture at the press that the sensors never saw (the pawn swapped for
+/// the captured one within a scan) may be exd7+ or exf7+; Black's queen
+/// then takes on d7 in view (the pawn lifted off d7, the queen set down
+/// there). At Black's press that outweighs a queen capture on f7 that
+/// nobody saw made: the moves are recorded at once.
+#[test]
+fn a_capture_seen_made_outweighs_one_never_seen_at_the_press() {
+    let mut h = Hands::new(
+        Some("r1b1kb2/p1ppqp2/4PpQ1/2n4r/1pP5/8/PP1PB1PP/RNB1K1NR w KQq - 0 11"),
+        "fide-blitz",
+    );
+    h.wait(1005).lift_then("d2", 10).place_then("d2", 1000);
+    // exd7+: the e6 pawn lifted, swapped for the d7 pawn unseen.
+    h.lift_then("e6", 289).clock_then(White, 21);
+    h.lift_then("e7", 10)
+        .lift_then("d7", 30)
+        .place_then("d7", 220)
+        .lift_then("g6", 120)
+        .place_then("c2", 42)
+        .clock_then(Black, 500);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e6d7", "e7d7", "g6c2"]);
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}

@@ -73,6 +73,9 @@ pub(super) struct Line {
     /// contradict (a piece lifted and set back reads as a capture's
     /// captured piece taken off and the capturing one set down).
     pub hand_at_work: bool,
+    /// The last ply is a capture read at a press that the sensors never
+    /// saw made (its captured piece's square never read empty).
+    pub unseen_last: bool,
 }
 
 impl Line {
@@ -89,6 +92,7 @@ impl Line {
             added: self.added.saturating_add(1),
             on_probation: self.on_probation,
             hand_at_work: false,
+            unseen_last: false,
         }
     }
 
@@ -103,6 +107,7 @@ impl Line {
             added: 0,
             on_probation: false,
             hand_at_work: false,
+            unseen_last: false,
         }
     }
 
@@ -579,9 +584,14 @@ impl Inference {
         let board = self.board;
         let mut next: Vec<Line> = Vec::with_capacity(pending.lines.len());
         let mut extended = 0;
+        // Lines extended by a capture nobody saw made, by line index, and
+        // whether a line holds a move of this turn the hands made in view.
+        let mut unseen: Vec<usize> = Vec::new();
+        let mut seen = false;
         for line in &pending.lines {
             let pos = play_line(&base, &line.plies);
             if pos.turn() != side || pos.is_game_over() || pos.board().occupied() == board {
+                seen |= pos.turn() != side && line.seen_last && !line.unseen_last;
                 next.push(line.clone());
                 continue;
             }
@@ -609,6 +619,12 @@ impl Inference {
             for made in under {
                 let mut then = line.then_seen(&line.plies, made.mv, made.release);
                 then.under_lifts = true;
+                then.unseen_last = made.unseen;
+                if made.unseen {
+                    unseen.push(next.len());
+                } else {
+                    seen = true;
+                }
                 next.push(then);
                 extended += 1;
             }
@@ -616,6 +632,17 @@ impl Inference {
         if extended == 0 {
             self.pending = Some(pending);
             return false;
+        }
+        // A move the hands were seen making under one line (its pieces
+        // lifted, its captured piece taken off, 4.6) outweighs a capture
+        // the sensors never saw under another: that line would have the
+        // hands' lifts touch pieces for nothing.
+        if seen {
+            let mut i = 0;
+            next.retain(|_| {
+                i += 1;
+                !unseen.contains(&(i - 1))
+            });
         }
         self.settle_lines(
             t,

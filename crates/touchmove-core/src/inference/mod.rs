@@ -891,9 +891,34 @@ impl Inference {
         // every millisecond a slide's two switches fall in one reading
         // only by chance; unless a hand was just seen on them, such a step
         // is the sensors unread too.)
-        self.unread |= !slid_next_door(a, b)
-            || (self.fine_scans() && !self.turn.worked_before(a, b, HAND_NEAR_MS));
+        let one_hand = slid_next_door(a, b) || self.lifted_for_one_move(a, b);
+        self.unread |=
+            !one_hand || (self.fine_scans() && !self.turn.worked_before(a, b, HAND_NEAR_MS));
         true
+    }
+
+    /// Both changes are lifts of the two squares one legal move empties (a
+    /// capture: the capturing piece and the captured one, Article 3.1; a
+    /// castling king and rook, 3.8), from the recorded position or from
+    /// the move whose pieces are settling (the next mover's capture, two
+    /// hands, 1.1): a quick hand lifting both within one scan, as likely
+    /// as a jump that leaves just these two squares empty.
+    fn lifted_for_one_move(&self, a: &SettledChange, b: &SettledChange) -> bool {
+        let lifted = |c: &SettledChange| matches!(c.change, SquareChange::Lifted);
+        if !lifted(a) || !lifted(b) {
+            return false;
+        }
+        let both = Bitboard::from_square(a.square).with(b.square);
+        let empties_both = |pos: &Chess| pos.legal_moves().iter().any(|m| must_lift(m) == both);
+        let pos = self.game.position();
+        empties_both(pos)
+            || self
+                .pick(&self.candidates(self.board, false))
+                .is_some_and(|m| {
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    empties_both(&after)
+                })
     }
 
     /// A square that changed in a jumped scan and changed back at the very
