@@ -1566,3 +1566,59 @@ fn a_capture_seen_made_outweighs_one_never_seen_at_the_press() {
     assert_eq!(played_uci(&out.session), ["e6d7", "e7d7", "g6c2"]);
     assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
 }
+
+/// Lines open over a capture nobody saw (Bxc7 or Bxf6), and the next
+/// capture at a press is unseen too: Black's knight lifted off f6, its
+/// captured pawn swapped within a scan, the clock pressed. Under the line
+/// where the knight still stands the press makes the capture (6.7), as it
+/// would on the record; the next move leaves that line alone.
+#[test]
+fn an_unseen_capture_at_the_press_extends_the_open_lines() {
+    let mut h = Hands::new(
+        Some("rnb1qrk1/2ppppb1/5n2/1N2B2p/1p1PP3/8/P1P2PPP/R2QKBNR w KQ - 1 10"),
+        "fide-blitz",
+    );
+    h.wait(1005).lift_then("h2", 10).place_then("h2", 1000);
+    // 10. Bxc7, the pawn swapped for the bishop unseen.
+    h.lift_then("e5", 230).clock_then(White, 900);
+    h.carry("d7", "d5").wait(300).clock_then(Black, 800);
+    h.lift_then("e4", 100)
+        .lift_then("d5", 40)
+        .place_then("d5", 300)
+        .clock_then(White, 900);
+    // 11...Nxd5, the pawn swapped for the knight unseen.
+    h.lift_then("f6", 250).clock_then(Black, 900);
+    h.carry("g1", "f3").wait(300).clock(White);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    read_exactly(&h.run(), &["e5c7", "d7d5", "e4d5", "f6d5", "g1f3"]);
+}
+
+/// Lines open over 9...Bxb4 (bishop and pawn lifted in one scan) resolve
+/// at White's press for 10. cxb4, Black's rook already lifted for his
+/// reply while they were open: the lift stays his (two hands, 1.1), so
+/// ...Rc6 set down with White's next grab before Black's press is read.
+#[test]
+fn a_lift_while_lines_resolve_at_a_press_stays_the_next_movers() {
+    let mut h = Hands::new(
+        Some("1nbqk2r/1ppp1p2/r4p2/p1b3pp/1P5P/N1P5/P2PPPB1/R1BQK1NR b KQk - 2 9"),
+        "fide-blitz",
+    );
+    h.wait(1005).lift_then("a3", 10).place_then("a3", 1000);
+    h.lift_together(&["b4", "c5"], 210)
+        .place_then("b4", 213)
+        .clock_then(Black, 67);
+    h.lift_then("c3", 20)
+        .lift_then("b4", 10)
+        .place_then("b4", 170)
+        .lift_then("a6", 115)
+        .clock_then(White, 175)
+        .place_then("c6", 100)
+        .lift_then("f2", 57)
+        .clock_then(Black, 3)
+        .place_then("f3", 60)
+        .lift_then("f3", 80)
+        .place_then("f4", 300)
+        .clock(White);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    read_exactly(&h.run(), &["c5b4", "c3b4", "a6c6", "f2f4"]);
+}

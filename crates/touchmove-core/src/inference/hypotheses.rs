@@ -611,7 +611,7 @@ impl Inference {
                     )
                 })
                 .find(|found| !found.is_empty())
-                .unwrap_or_default();
+                .unwrap_or_else(|| self.captured_unseen_at_press(&pos, line, t, board));
             if under.is_empty() {
                 next.push(line.clone());
                 continue;
@@ -652,6 +652,46 @@ impl Inference {
             },
         );
         true
+    }
+
+    /// The press under `line` (whose position is `pos`, the presser to
+    /// move) when the one thing the hands did since the line's last ply is
+    /// lift the presser's piece: it stands nowhere new, so it took a piece
+    /// whose square never read empty (a capture quicker than a scan), as
+    /// the record reads such a press (6.7). Every capture that leaves
+    /// `board` is kept (the next moves tell).
+    fn captured_unseen_at_press(
+        &self,
+        pos: &Chess,
+        line: &Line,
+        t: Millis,
+        board: Bitboard,
+    ) -> Vec<MadeUnder> {
+        let since = |(u, _): &&(Millis, Square)| *u > line.since;
+        let lifted: Bitboard = self
+            .turn
+            .removals
+            .iter()
+            .filter(since)
+            .map(|x| x.1)
+            .collect();
+        if lifted.count() != 1 || self.turn.placements.iter().any(|x| since(&x)) {
+            return Vec::new();
+        }
+        let role = self.promotion_choice.unwrap_or(Role::Queen);
+        pos.legal_moves()
+            .into_iter()
+            .filter(|m| m.is_capture() && m.promotion().is_none_or(|r| r == role))
+            .filter(|m| m.from().is_some_and(|from| lifted.contains(from)))
+            .filter(|m| occupancy_after(pos, m) == board)
+            .map(|mv| MadeUnder {
+                mv,
+                gone: Bitboard::EMPTY,
+                release: t,
+                unseen: true,
+                flickered: false,
+            })
+            .collect()
     }
 
     /// A promotion choice while lines are open: a promotion the hands just
@@ -827,25 +867,29 @@ impl Inference {
             self.turn.touches.clear();
             let arrivals = occupancy_after(self.game.position(), &m)
                 & !self.game.position().board().occupied();
-            let release = line.under_lifts.then_some(line.since).or_else(|| {
-                hands
-                    .placements
-                    .iter()
-                    .filter(|(_, sq)| arrivals.contains(*sq) || m.to() == *sq)
-                    .map(|(t, _)| *t)
-                    .max()
-            });
+            // (The hands' placements of this turn, or when the line read
+            // the move: its pieces were set down by then.)
+            let release = line
+                .under_lifts
+                .then_some(line.since)
+                .or_else(|| {
+                    hands
+                        .placements
+                        .iter()
+                        .filter(|(_, sq)| arrivals.contains(*sq) || m.to() == *sq)
+                        .map(|(t, _)| *t)
+                        .max()
+                })
+                .unwrap_or(line.since);
             let mover = self.game.turn();
             self.make_move(t, m);
             // His press, read while the lines were open, came after the
             // move was made: it completes it (6.7).
-            if pressed.is_some_and(|(at, by)| by == mover && at >= release.unwrap_or(line.since)) {
+            if pressed.is_some_and(|(at, by)| by == mover && at >= release) {
                 self.complete_awaiting(t);
             }
             // What the next mover's hand did since stays his (two hands).
-            if let Some(release) = release {
-                self.carry_over(&hands, release);
-            }
+            self.carry_over(&hands, release);
         } else if seen.is_none() && !self.game.is_over() {
             // Plies the sensors missed: what the hands did since the lines
             // were opened is the next mover's (his piece lifted while they
