@@ -1622,3 +1622,94 @@ fn a_lift_while_lines_resolve_at_a_press_stays_the_next_movers() {
     h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
     read_exactly(&h.run(), &["c5b4", "c3b4", "a6c6", "f2f4"]);
 }
+
+/// The rook slid f1-e1-d1-c1 (two squares read in one 10 ms scan as it
+/// passed e1), and Black took on f3 before White's press: Rc1 is made at
+/// the press under Black's lifts, and the slide's scan is Rc1's, no jump
+/// left for the next settle (which would read exf3 as a capture on d3).
+#[test]
+fn a_slide_read_in_one_scan_is_the_move_made_under_the_next_movers_lifts() {
+    let mut h = Hands::new(
+        Some("rnbk4/bp1pq1p1/p6n/1p6/1PP1p3/3P1P1K/PB6/RN3R2 w - - 3 21"),
+        "fide-blitz",
+    );
+    h.wait(1005).lift_then("b1", 10).place_then("b1", 1000);
+    // The rook's magnet closes e1 as it opens f1, in one scan.
+    h.place_then("e1", 0)
+        .lift_then("f1", 40)
+        .lift_then("e1", 20)
+        .place_then("d1", 20)
+        .lift_then("d1", 30)
+        .place_then("c1", 150);
+    // Black takes on f3 (the pawn off first) before White presses.
+    h.lift_then("f3", 60)
+        .lift_then("e4", 53)
+        .clock_then(White, 127)
+        .place_then("f3", 10)
+        .lift_then("f3", 40)
+        .place_then("f3", 120);
+    h.lift_then("c4", 200)
+        .lift_then("b5", 50)
+        .place_then("b5", 15)
+        .clock_then(Black, 300)
+        .clock(White);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    read_exactly(&h.run(), &["f1c1", "e4f3", "c4b5"]);
+}
+
+/// White's pawn slides c2-c3-c4, standing on c3 for 70 ms, and Black
+/// brushes his queen (10 ms off a5) just as it leaves c3. A piece that has
+/// stood for less than any reaction to a release takes is not released by
+/// a lift (1.1, 4.6): the move is c4, not c3.
+#[test]
+fn a_brush_while_the_movers_piece_slides_over_a_square_releases_nothing() {
+    let mut h = Hands::new(
+        Some("rnb1kbnr/p3pppp/3p4/qpp5/8/8/PPPPP1PP/RNBQKBNR w KQkq - 4 8"),
+        "fide-standard",
+    );
+    h.wait(1005).lift_then("b1", 10).place_then("b1", 1000);
+    h.lift_then("c2", 260)
+        .place_then("c3", 60)
+        .lift_then("a5", 10)
+        .place_then("a5", 0)
+        .lift_then("c3", 270)
+        .place_then("c4", 1650)
+        .clock_then(White, 2000);
+    h.lift_then("a5", 300)
+        .lift_then("a2", 40)
+        .place_then("a2", 700)
+        .clock(Black);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    read_exactly(&h.run(), &["c2c4", "a5a2"]);
+}
+
+/// White's queen in the air from f5; Black's bishop on c8 brushed (10 ms
+/// off), then the bishop on f8 taken off and the queen set down there,
+/// 25. Qxf8+ Kxf8. The lift of f8 while c8 settles is no grab releasing
+/// Qxc8: the queen could take on f8 too, so that lift may be White's own
+/// hand, and the settle tells where the queen stood (here: the moves that
+/// follow).
+#[test]
+fn a_lift_the_movers_piece_could_have_captured_releases_nothing() {
+    let mut h = Hands::new(
+        Some("r1bqkbn1/4p1p1/npp4r/p1P2Q2/P4P2/5p1P/1P2P3/RNB1KB1R w KQq - 0 13"),
+        "fide-blitz",
+    );
+    h.wait(1005).lift_then("b1", 10).place_then("b1", 1000);
+    h.lift_then("f5", 220)
+        .lift_then("c8", 10)
+        .place_then("c8", 120)
+        .lift_then("f8", 40)
+        .place_then("f8", 50)
+        .lift_then("f8", 20)
+        .place_then("f8", 116)
+        .clock_then(White, 214);
+    h.lift_then("f8", 250)
+        .lift_then("e8", 170)
+        .place_then("f8", 221)
+        .clock_then(Black, 2100);
+    // White's next move is no reply to Qxc8 (Black would have the move).
+    h.lift_then("e2", 520).place_then("e3", 300).clock(White);
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    read_exactly(&h.run(), &["f5f8", "e8f8", "e2e3"]);
+}

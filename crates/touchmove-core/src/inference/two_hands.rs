@@ -250,6 +250,8 @@ impl Inference {
         if let Some(m) = self.pick(&cands)
             && !must_lift(&m).contains(sq)
             && !self.slid_on_from(t, sq, &m)
+            && !self.stood_too_briefly(pos, &m, t)
+            && !could_have_taken(pos, &m, sq)
         {
             let (old, before) = (self.turn.clone(), pos.clone());
             let plies = self.game.moves().len();
@@ -297,6 +299,19 @@ impl Inference {
         {
             self.explain_missed_captures(t, self.board);
         }
+    }
+
+    /// Whether `m`'s piece has stood on its square for less than
+    /// [`RELEASE_MIN_MS`] at `t`: quicker than any hand reacts to a
+    /// release, so a lift now is no grab answering it (a piece brushed as
+    /// the mover's piece slides over a square on its way, say); the next
+    /// settle tells.
+    fn stood_too_briefly(&self, pos: &Chess, m: &Move, t: Millis) -> bool {
+        (arrival_squares(pos, m) & occupancy_after(pos, m))
+            .into_iter()
+            .filter_map(|s| self.turn.placed_at[s as usize].map(|p| self.turn.first_contact(s, p)))
+            .max()
+            .is_some_and(|arrived| t < arrived.saturating_add(RELEASE_MIN_MS))
     }
 
     /// Whether a square `m` sets a piece on may instead have been reached
@@ -771,7 +786,15 @@ impl Inference {
         let own = moving_from(&made.mv)
             | arrivals
             | captured_square(&made.mv).map_or(Bitboard::EMPTY, Bitboard::from_square);
-        if (self.jumped & !own).is_empty() {
+        // So is a slide read in one scan (no hand left unread) before the
+        // move's release: the mover's rook passing the square next door.
+        let slid_before = !self.unread
+            && self
+                .jumped_scans
+                .iter()
+                .flatten()
+                .all(|c| c.since <= made.release);
+        if (self.jumped & !own).is_empty() || slid_before {
             self.unread = false;
             self.jumped = Bitboard::EMPTY;
             self.jumped_scans.clear();
@@ -822,4 +845,19 @@ impl Inference {
         }
         self.turn.touches.sort_by_key(|x| x.at);
     }
+}
+
+/// Whether `m` is a capture and its piece could have taken the piece on
+/// `sq` instead (a legal capture from the same square): the board shows a
+/// capture by the worked square alone (a piece taken off its square and
+/// the capturing one set down, or a brush), so a lift of `sq` may be the
+/// mover's own hand taking that piece off, not the next mover's grab, and
+/// the settle tells where his piece came to stand (certainty first). A
+/// piece set down on an empty square shows where it went.
+fn could_have_taken(pos: &Chess, m: &Move, sq: Square) -> bool {
+    m.is_capture()
+        && pos
+            .legal_moves()
+            .iter()
+            .any(|other| other.from() == m.from() && captured_square(other) == Some(sq))
 }
