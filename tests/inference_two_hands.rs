@@ -1479,6 +1479,23 @@ fn a_rook_the_next_mover_took_before_the_late_press_is_the_move_the_press_comple
     assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
 }
 
+/// Hands from `fen` on a board read every 10 ms: the piece on `brushed`
+/// off for one scan a second in, so the board has shown readings 10 ms
+/// apart (not a board read every millisecond) before the hands start.
+fn hands_at_10_ms(fen: &str, brushed: &str) -> Hands {
+    let mut h = Hands::new(Some(fen), "fide-blitz");
+    h.wait(1005)
+        .lift_then(brushed, 10)
+        .place_then(brushed, 1000);
+    h
+}
+
+/// The hands read every 10 ms: the record is `moves`, with no alert.
+fn read_at_10_ms(mut h: Hands, moves: &[&str]) {
+    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
+    read_exactly(&h.run(), moves);
+}
+
 /// A capture read in one scan of a board read every 10 ms: the capturing
 /// piece and the captured one lifted together, the capturing piece set
 /// down 20 ms later. A hand that quick is no jump (the sensors were read):
@@ -1506,8 +1523,7 @@ fn a_capture_lifted_in_one_10_ms_scan_is_a_hand_not_a_jump() {
         .clock_then(Black, 82)
         .place_then("e3", 118)
         .clock(White);
-    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
-    read_exactly(&h.run(), &["e7e5", "b8a8", "f8d6", "e2e3"]);
+    read_at_10_ms(h, &["e7e5", "b8a8", "f8d6", "e2e3"]);
 }
 
 /// The next mover's capture lifted in one 10 ms scan while the last move's
@@ -1537,8 +1553,7 @@ fn the_next_movers_capture_lifted_in_one_scan_while_the_move_settles() {
         .clock_then(Black, 200)
         .place_then("h3", 300)
         .clock(White);
-    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
-    read_exactly(&h.run(), &["d2d3", "d6d4", "d1e2", "c8h3", "f1h3"]);
+    read_at_10_ms(h, &["d2d3", "d6d4", "d1e2", "c8h3", "f1h3"]);
 }
 
 /// A capture at the press that the sensors never saw (the pawn swapped for
@@ -1548,11 +1563,10 @@ fn the_next_movers_capture_lifted_in_one_scan_while_the_move_settles() {
 /// nobody saw made: the moves are recorded at once.
 #[test]
 fn a_capture_seen_made_outweighs_one_never_seen_at_the_press() {
-    let mut h = Hands::new(
-        Some("r1b1kb2/p1ppqp2/4PpQ1/2n4r/1pP5/8/PP1PB1PP/RNB1K1NR w KQq - 0 11"),
-        "fide-blitz",
+    let mut h = hands_at_10_ms(
+        "r1b1kb2/p1ppqp2/4PpQ1/2n4r/1pP5/8/PP1PB1PP/RNB1K1NR w KQq - 0 11",
+        "d2",
     );
-    h.wait(1005).lift_then("d2", 10).place_then("d2", 1000);
     // exd7+: the e6 pawn lifted, swapped for the d7 pawn unseen.
     h.lift_then("e6", 289).clock_then(White, 21);
     h.lift_then("e7", 10)
@@ -1574,11 +1588,10 @@ fn a_capture_seen_made_outweighs_one_never_seen_at_the_press() {
 /// would on the record; the next move leaves that line alone.
 #[test]
 fn an_unseen_capture_at_the_press_extends_the_open_lines() {
-    let mut h = Hands::new(
-        Some("rnb1qrk1/2ppppb1/5n2/1N2B2p/1p1PP3/8/P1P2PPP/R2QKBNR w KQ - 1 10"),
-        "fide-blitz",
+    let mut h = hands_at_10_ms(
+        "rnb1qrk1/2ppppb1/5n2/1N2B2p/1p1PP3/8/P1P2PPP/R2QKBNR w KQ - 1 10",
+        "h2",
     );
-    h.wait(1005).lift_then("h2", 10).place_then("h2", 1000);
     // 10. Bxc7, the pawn swapped for the bishop unseen.
     h.lift_then("e5", 230).clock_then(White, 900);
     h.carry("d7", "d5").wait(300).clock_then(Black, 800);
@@ -1589,8 +1602,7 @@ fn an_unseen_capture_at_the_press_extends_the_open_lines() {
     // 11...Nxd5, the pawn swapped for the knight unseen.
     h.lift_then("f6", 250).clock_then(Black, 900);
     h.carry("g1", "f3").wait(300).clock(White);
-    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
-    read_exactly(&h.run(), &["e5c7", "d7d5", "e4d5", "f6d5", "g1f3"]);
+    read_at_10_ms(h, &["e5c7", "d7d5", "e4d5", "f6d5", "g1f3"]);
 }
 
 /// Lines open over 9...Bxb4 (bishop and pawn lifted in one scan) resolve
@@ -1599,11 +1611,10 @@ fn an_unseen_capture_at_the_press_extends_the_open_lines() {
 /// ...Rc6 set down with White's next grab before Black's press is read.
 #[test]
 fn a_lift_while_lines_resolve_at_a_press_stays_the_next_movers() {
-    let mut h = Hands::new(
-        Some("1nbqk2r/1ppp1p2/r4p2/p1b3pp/1P5P/N1P5/P2PPPB1/R1BQK1NR b KQk - 2 9"),
-        "fide-blitz",
+    let mut h = hands_at_10_ms(
+        "1nbqk2r/1ppp1p2/r4p2/p1b3pp/1P5P/N1P5/P2PPPB1/R1BQK1NR b KQk - 2 9",
+        "a3",
     );
-    h.wait(1005).lift_then("a3", 10).place_then("a3", 1000);
     h.lift_together(&["b4", "c5"], 210)
         .place_then("b4", 213)
         .clock_then(Black, 67);
@@ -1619,8 +1630,7 @@ fn a_lift_while_lines_resolve_at_a_press_stays_the_next_movers() {
         .lift_then("f3", 80)
         .place_then("f4", 300)
         .clock(White);
-    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
-    read_exactly(&h.run(), &["c5b4", "c3b4", "a6c6", "f2f4"]);
+    read_at_10_ms(h, &["c5b4", "c3b4", "a6c6", "f2f4"]);
 }
 
 /// The rook slid f1-e1-d1-c1 (two squares read in one 10 ms scan as it
@@ -1629,11 +1639,10 @@ fn a_lift_while_lines_resolve_at_a_press_stays_the_next_movers() {
 /// left for the next settle (which would read exf3 as a capture on d3).
 #[test]
 fn a_slide_read_in_one_scan_is_the_move_made_under_the_next_movers_lifts() {
-    let mut h = Hands::new(
-        Some("rnbk4/bp1pq1p1/p6n/1p6/1PP1p3/3P1P1K/PB6/RN3R2 w - - 3 21"),
-        "fide-blitz",
+    let mut h = hands_at_10_ms(
+        "rnbk4/bp1pq1p1/p6n/1p6/1PP1p3/3P1P1K/PB6/RN3R2 w - - 3 21",
+        "b1",
     );
-    h.wait(1005).lift_then("b1", 10).place_then("b1", 1000);
     // The rook's magnet closes e1 as it opens f1, in one scan.
     h.place_then("e1", 0)
         .lift_then("f1", 40)
@@ -1653,8 +1662,7 @@ fn a_slide_read_in_one_scan_is_the_move_made_under_the_next_movers_lifts() {
         .place_then("b5", 15)
         .clock_then(Black, 300)
         .clock(White);
-    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
-    read_exactly(&h.run(), &["f1c1", "e4f3", "c4b5"]);
+    read_at_10_ms(h, &["f1c1", "e4f3", "c4b5"]);
 }
 
 /// White's pawn slides c2-c3-c4, standing on c3 for 70 ms, and Black
@@ -1679,8 +1687,7 @@ fn a_brush_while_the_movers_piece_slides_over_a_square_releases_nothing() {
         .lift_then("a2", 40)
         .place_then("a2", 700)
         .clock(Black);
-    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
-    read_exactly(&h.run(), &["c2c4", "a5a2"]);
+    read_at_10_ms(h, &["c2c4", "a5a2"]);
 }
 
 /// White's queen in the air from f5; Black's bishop on c8 brushed (10 ms
@@ -1691,11 +1698,10 @@ fn a_brush_while_the_movers_piece_slides_over_a_square_releases_nothing() {
 /// follow).
 #[test]
 fn a_lift_the_movers_piece_could_have_captured_releases_nothing() {
-    let mut h = Hands::new(
-        Some("r1bqkbn1/4p1p1/npp4r/p1P2Q2/P4P2/5p1P/1P2P3/RNB1KB1R w KQq - 0 13"),
-        "fide-blitz",
+    let mut h = hands_at_10_ms(
+        "r1bqkbn1/4p1p1/npp4r/p1P2Q2/P4P2/5p1P/1P2P3/RNB1KB1R w KQq - 0 13",
+        "b1",
     );
-    h.wait(1005).lift_then("b1", 10).place_then("b1", 1000);
     h.lift_then("f5", 220)
         .lift_then("c8", 10)
         .place_then("c8", 120)
@@ -1710,6 +1716,5 @@ fn a_lift_the_movers_piece_could_have_captured_releases_nothing() {
         .clock_then(Black, 2100);
     // White's next move is no reply to Qxc8 (Black would have the move).
     h.lift_then("e2", 520).place_then("e3", 300).clock(White);
-    h.trace = touchmove_synth::sampled::sampled(&h.trace, 10);
-    read_exactly(&h.run(), &["f5f8", "e8f8", "e2e3"]);
+    read_at_10_ms(h, &["f5f8", "e8f8", "e2e3"]);
 }
