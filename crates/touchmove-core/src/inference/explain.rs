@@ -588,12 +588,9 @@ impl Inference {
     /// on).
     pub(super) fn stood(&self, t: Millis, pos: &Chess, m: &Move) -> bool {
         arrival_squares(pos, m).into_iter().all(|s| {
-            self.turn.placed_at[s as usize].is_some_and(|p| {
-                self.turn
-                    .first_contact(s, p)
-                    .saturating_add(two_hands::RELEASE_MIN_MS)
-                    <= t
-            })
+            self.turn
+                .set_down_at(s)
+                .is_some_and(|p| p.saturating_add(two_hands::RELEASE_MIN_MS) <= t)
         })
     }
 

@@ -252,6 +252,12 @@ struct TurnHands {
 }
 
 impl TurnHands {
+    /// When the piece last set down on `sq` this turn first touched it
+    /// (its first contact, before the bounce settled), if one was.
+    fn set_down_at(&self, sq: Square) -> Option<Millis> {
+        self.placed_at[sq as usize].map(|p| self.first_contact(sq, p))
+    }
+
     /// When the change of `sq` that settled at `settled` began: its first
     /// raw toggle in the same direction, before the contacts bounced (a
     /// piece set down touches first and rocks after). `settled` when the

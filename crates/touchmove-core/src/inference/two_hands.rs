@@ -301,17 +301,17 @@ impl Inference {
         }
     }
 
-    /// Whether `m`'s piece has stood on its square for less than
+    /// Whether a piece `m` set down has stood on its square for less than
     /// [`RELEASE_MIN_MS`] at `t`: quicker than any hand reacts to a
     /// release, so a lift now is no grab answering it (a piece brushed as
     /// the mover's piece slides over a square on its way, say); the next
-    /// settle tells.
+    /// settle tells. (Unlike [`Inference::stood`], a square no piece was
+    /// seen set down on, a capture quicker than a scan, does not count.)
     fn stood_too_briefly(&self, pos: &Chess, m: &Move, t: Millis) -> bool {
         (arrival_squares(pos, m) & occupancy_after(pos, m))
             .into_iter()
-            .filter_map(|s| self.turn.placed_at[s as usize].map(|p| self.turn.first_contact(s, p)))
-            .max()
-            .is_some_and(|arrived| t < arrived.saturating_add(RELEASE_MIN_MS))
+            .filter_map(|s| self.turn.set_down_at(s))
+            .any(|p| t < p.saturating_add(RELEASE_MIN_MS))
     }
 
     /// Whether a square `m` sets a piece on may instead have been reached
