@@ -213,7 +213,6 @@ fn check(
             break;
         }
         let mm = legal[usize::from(i) % legal.len()];
-        eprintln!("PLY t={} {}", run.t, mm);
         pos.play_unchecked(mm);
     }
     let target = pos.board().occupied();
@@ -1310,6 +1309,38 @@ mod found {
             Toggle(0),
         ];
         check(Profile::Casual, false, &actions, &[109, 65, 247]).unwrap();
+    }
+
+    #[test]
+    fn a_jump_pressed_for_by_the_player_not_having_the_move_is_read_as_lines() {
+        // 8.Nxe7 Nc6 in one scan: only b8 empties (both captured and
+        // origin squares refilled) and Black presses. Read as Black's
+        // knight in the hand, then `h3` and "Nxc6" were recorded (wrong
+        // moves): Black's press says he moved, so both lines (Nxe7 or
+        // Nxd8, then Nc6) stay open until Black's knight takes on e7.
+        check(
+            Profile::FideBlitz,
+            true,
+            &[
+                Legal(20),
+                Toggle(47),
+                Legal(115),
+                Toggle(42),
+                Legal(16),
+                Legal(185),
+                Toggle(0),
+                Bounce(0),
+                Legal(66),
+                Promote(0),
+                Legal(165),
+                Toggle(43),
+                Toggle(0),
+                Legal(189),
+                Legal(210),
+            ],
+            &[19, 43],
+        )
+        .unwrap();
     }
 }
 

@@ -575,6 +575,34 @@ impl Inference {
         }
     }
 
+    /// Two hands (1.1) and a jump: the player not having the move pressed
+    /// (6.7 says his move is made), the board is not the record's and no
+    /// missed reply seen by the hands explains it. The plies were made
+    /// while the sensors did not read them (his opponent's among them, its
+    /// origin refilled in the same scan): the lines ending with his move.
+    /// Several are kept open; which one, the next moves tell.
+    pub(super) fn explain_jump_pressed_by(&mut self, t: Millis, board: Bitboard) -> bool {
+        let pos = self.game.position().clone();
+        let max = self.config.max_missed_plies;
+        let lines: Vec<Vec<Move>> =
+            missed::explanations(&pos, board, self.white, max, missed::Roam::Short)
+                .into_iter()
+                .filter(|line| !line.is_empty() && line.len() % 2 == 0)
+                .collect();
+        match lines.len() {
+            0 => false,
+            1 => {
+                let plies = lines.into_iter().next().unwrap_or_default();
+                self.adopt(t, plies);
+                true
+            }
+            _ => {
+                self.hypothesise(t, lines);
+                true
+            }
+        }
+    }
+
     /// Whether the pieces `line`'s second ply (the reply) sets down have
     /// stood since [`two_hands::RELEASE_MIN_MS`] before `t`.
     fn reply_stood(&self, t: Millis, pos: &Chess, line: &[Move]) -> bool {

@@ -158,7 +158,8 @@ impl Inference {
             if matches!(self.alert, Alert::None)
                 && self.promotion.is_none()
                 && self.board != self.game.position().board().occupied()
-                && self.explain_missed_reply(t, self.board, Reply::Any)
+                && (self.explain_missed_reply(t, self.board, Reply::Any)
+                    || self.explain_jump_pressed_by(t, self.board))
             {
                 // One line: adopted, each ply completed at this press.
                 return if self.pending.is_some() {
