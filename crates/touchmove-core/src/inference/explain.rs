@@ -576,13 +576,29 @@ impl Inference {
     }
 
     /// Two hands (1.1) and a jump: the player not having the move pressed
-    /// (6.7 says his move is made), the board is not the record's and no
-    /// missed reply seen by the hands explains it. The plies were made
-    /// while the sensors did not read them (his opponent's among them, its
-    /// origin refilled in the same scan): the lines ending with his move.
+    /// (6.7 says his move is made) while only pieces of his are off the
+    /// board, and no missed reply seen by the hands explains it. The plies
+    /// were made while the sensors did not read them (his opponent's
+    /// among them, its squares refilled in the same scan): the lines
+    /// ending with his move.
     /// Several are kept open; which one, the next moves tell.
     pub(super) fn explain_jump_pressed_by(&mut self, t: Millis, board: Bitboard) -> bool {
         let pos = self.game.position().clone();
+        // Only pieces of the presser gone, as if in his hand (else a settle
+        // would have read the jump): a piece of the player having the move
+        // gone, or lifted, is his hand at work, and the press a late one.
+        let expected = pos.board().occupied();
+        let presser = pos.turn().other();
+        if (board & !expected).any()
+            || !(expected & !board).is_subset(pos.board().by_color(presser))
+            || self
+                .turn
+                .touches
+                .iter()
+                .any(|x| x.piece.color == pos.turn())
+        {
+            return false;
+        }
         let max = self.config.max_missed_plies;
         let lines: Vec<Vec<Move>> =
             missed::explanations(&pos, board, self.white, max, missed::Roam::Short)
