@@ -13,7 +13,7 @@
 //!         --set reaction_ms=100:120 --games 3000
 //!     cargo run --release --example hand_probe -- --styles bullet --corpus
 use clap::Parser;
-use shakmaty::{Chess, Move};
+use shakmaty::{Chess, Move, Position};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -122,7 +122,10 @@ fn judge(
         }),
         Some(allowed) => allowed.first_beyond(&events),
     };
-    let prefix = played.len() <= source.len() && played[..] == source[..played.len()];
+    let position = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
+    let prefix = played.len() <= source.len()
+        && (played[..] == source[..played.len()]
+            || (allowed.is_some() && transposed_prefix(&session, fens, &position)));
     let complete = played.len() == source.len() || session.game().is_over();
     if alert.is_none() && prefix && complete {
         return Ok(None);
@@ -130,7 +133,6 @@ fn judge(
     // With jumps: plies the sensors missed recorded in another order, or
     // as fewer plies, reaching the same position (no later move can tell;
     // see `judge_jump` in tests/inference_hands.rs).
-    let position = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
     if alert.is_none() && allowed.is_some() && session_end_is_the_games(&session, fens, &position) {
         return Ok(None);
     }
@@ -186,6 +188,29 @@ fn session_end_is_the_games(
                 .checked_sub(1)
                 .and_then(|i| fens.get(i))
                 .is_some_and(same))
+}
+
+/// With jumps: whether the record reaches the game's position after as
+/// many plies, each stretch of plies where the two differ being no longer
+/// than a jump (plies the sensors missed recorded in another order: no
+/// later move can tell).
+fn transposed_prefix(session: &Session, fens: &[&str], position: &dyn Fn(&str) -> String) -> bool {
+    let mut pos = session.game().start().position().clone();
+    let mut apart = 0;
+    for (i, m) in session.game().moves().iter().enumerate() {
+        let Ok(mv) = m.uci.to_move(&pos) else {
+            return false;
+        };
+        pos.play_unchecked(mv);
+        let same = fens
+            .get(i)
+            .is_some_and(|fen| position(fen) == position(&touchmove_core::game::fen_of(&pos)));
+        apart = if same { 0 } else { apart + 1 };
+        if apart > 4 {
+            return false;
+        }
+    }
+    apart == 0
 }
 
 /// How a reading whose lines are still open at the end is reported.

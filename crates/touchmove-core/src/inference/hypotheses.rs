@@ -428,6 +428,21 @@ impl Inference {
             // next move begun); the board has not contradicted the line.
             let only_missing = (board & !pos.board().occupied()).is_empty();
             if !unread_jump && (only_missing || explain::in_progress_at(&pos, board)) {
+                // Read in one jumped scan, the pieces gone may as well be
+                // captures nobody saw (each captured piece never left its
+                // square): those plies stand beside the hand at work, and
+                // the next moves tell.
+                if unseen {
+                    for more in missed::explanations(
+                        &pos,
+                        board,
+                        self.white,
+                        self.config.max_missed_plies.min(JUMP_EXTEND_PLIES),
+                        missed::Roam::Never,
+                    ) {
+                        next.push(line.then_missed(&more, t));
+                    }
+                }
                 waiting.push(next.len());
                 next.push(line);
                 continue;
