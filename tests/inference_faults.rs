@@ -706,3 +706,22 @@ fn the_piece_held_when_a_jump_was_read_is_the_next_movers() {
     // read as displaced).
     random_game_with_two_jumps_is_read(&HandStyle::bullet(), 63, 10);
 }
+
+#[test]
+fn a_jump_that_only_takes_pieces_away_while_lines_are_open_extends_them() {
+    // Lines open over an unseen promotion (`...b2xc1=Q/R/B/N Qd1 ...`),
+    // then `Rxg7 Qxb1` unseen: only g6 and c1 read empty, in one scan,
+    // both captured pieces never leaving their squares. Read as a hand at
+    // work under the lines, `Be2` then dropped every line, and the record
+    // stopped for the rest of the game.
+    random_game_with_two_jumps_is_read(&HandStyle::casual(), 410, 0);
+}
+
+#[test]
+fn a_jump_whose_board_a_quick_hand_changes_at_once_is_judged_first() {
+    // `Kh1 Na8 Kg1 Ba5` unseen, White's king lifted 120 ms after the
+    // sensors are read again and Black's bishop grabbed on a5 before
+    // White's press: read as `...Bf2+ Kxf2`, a dead position that ended
+    // the game.
+    random_game_with_two_jumps_is_read(&HandStyle::bullet(), 237, 0);
+}

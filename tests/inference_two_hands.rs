@@ -1718,3 +1718,32 @@ fn a_lift_the_movers_piece_could_have_captured_releases_nothing() {
     h.lift_then("e2", 520).place_then("e3", 300).clock(White);
     read_at_10_ms(h, &["f5f8", "e8f8", "e2e3"]);
 }
+
+/// Four plies unread (the king out and back, the knight to a8, the new
+/// bishop to a5), and 120 ms after the sensors are read again White's
+/// hand lifts the king for his next move, and Black grabs the bishop on
+/// a5 before White's press. The board read again is a position of its
+/// own: the bishop stood on a5. (Judged only with the hands' changes on
+/// top, it read as ...Bf2+ Kxf2, a dead position that ended the game.)
+#[test]
+fn the_board_read_again_is_judged_before_the_hand_that_follows_at_once() {
+    let mut h = Hands::new(Some("8/8/1n4k1/8/8/8/8/4b1K1 w - - 0 57"), "fide-blitz");
+    h.wait(1000)
+        .read_again_then(&["e1", "b6"], &["a5", "a8"], 120)
+        .lift_then("g1", 300)
+        .place_then("f2", 140)
+        .lift_then("a5", 65)
+        .clock_then(White, 36)
+        .place_then("d2", 160)
+        .clock_then(Black, 1000);
+    let out = h.run();
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+    let game = out.session.game();
+    assert!(!game.is_over(), "{:?}", played_uci(&out.session));
+    assert_eq!(
+        game.fen().split(' ').next(),
+        Some("n7/8/6k1/8/8/8/3b1K2/8"),
+        "{:?}",
+        played_uci(&out.session)
+    );
+}

@@ -215,6 +215,19 @@ impl Hands {
         self.wait(ms)
     }
 
+    /// The sensors read again after a while unread: `emptied` and
+    /// `filled` change in one scan, then `ms` pass.
+    pub fn read_again_then(&mut self, emptied: &[&str], filled: &[&str], ms: u64) -> &mut Hands {
+        for square in emptied {
+            self.occ.discard(Self::sq(square));
+        }
+        for square in filled {
+            self.occ.add(Self::sq(square));
+        }
+        self.push(touchmove_core::trace::Record::Occupancy(self.occ));
+        self.wait(ms)
+    }
+
     /// Presses `side`'s clock, then `ms` pass.
     pub fn clock_then(&mut self, side: shakmaty::Color, ms: u64) -> &mut Hands {
         self.push(touchmove_core::trace::Record::Clock(side));

@@ -47,6 +47,11 @@ const FINE_SCAN_GAP_MS: Millis = 2;
 /// bouncing), not the sensors unread.
 const HAND_NEAR_MS: Millis = 500;
 
+/// After the board jumped, the least time before a hand's change on
+/// another square counts as the hand's, begun after the sensors were read
+/// again (see [`Inference::hand_after_jump`]), ms.
+const HAND_AFTER_JUMP_MS: Millis = 60;
+
 /// Raw toggles kept per turn (a chattering square must not grow the log
 /// without bound).
 const MAX_TOGGLES_KEPT: usize = 4096;
@@ -861,6 +866,12 @@ impl Inference {
         for scan in changes.chunk_by(|a, b| a.since == b.since) {
             for (i, c) in scan.iter().enumerate() {
                 self.advance(c.t);
+                if i == 0 && self.hand_after_jump(scan) {
+                    // The board the sensors read again is judged before
+                    // the hand's change, as if it had settled: the plies
+                    // they missed end on it, and the hand works on after.
+                    self.evaluate(c.t);
+                }
                 // A scan is judged whole before any of its changes is read:
                 // its first change is no hand's either when the scan jumped.
                 if i == 0 {
@@ -870,6 +881,45 @@ impl Inference {
                 self.change(c);
             }
         }
+    }
+
+    /// A hand's single change on a square a jump of three squares or more
+    /// left alone, begun
+    /// [`HAND_AFTER_JUMP_MS`] or more after the sensors were read again
+    /// (no bounce of the jump's squares): the next mover, quick as fast
+    /// hands are, started his move before the jump's board settled.
+    fn hand_after_jump(&self, scan: &[SettledChange]) -> bool {
+        let [c] = scan else {
+            return false;
+        };
+        // (Three squares or more: a hand sliding a piece or lifting a
+        // capture's two pieces changes two in one scan, and goes on.)
+        // (Nothing else flickered since: a square whose contacts still
+        // bounce, or a piece lifted again at once, leaves the board read
+        // again no position to judge.)
+        // (And a piece set down among them: a jump that only took pieces
+        // away may be a hand at work itself, judged with what follows.)
+        self.unread
+            && self.last_change.is_some()
+            && self.jumped.count() >= 3
+            && !self.jumped.contains(c.square)
+            && self
+                .jumped_scans
+                .iter()
+                .flatten()
+                .any(|x| matches!(x.change, SquareChange::Placed(_)))
+            && self
+                .jumped_scans
+                .last()
+                .and_then(|j| j.first())
+                .is_some_and(|j| {
+                    c.since >= j.since.saturating_add(HAND_AFTER_JUMP_MS)
+                        && !self
+                            .turn
+                            .toggles
+                            .iter()
+                            .any(|(u, s)| *u > j.since && *s != c.square)
+                })
     }
 
     /// The changes read in one scan: whether the board jumped.
