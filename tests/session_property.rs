@@ -1312,6 +1312,49 @@ mod found {
     }
 
     #[test]
+    fn a_reply_by_an_unseen_capture_before_the_opponents_press_is_read_as_lines() {
+        // White's `Qe3` still waits for his press when Black's `...Nxf2`
+        // is set in one scan (only g4 empties) and Black presses: Nxf2,
+        // Nxh2 and Nxe3 explain the board. The press was ignored ("the
+        // player who did not move pressed") and, after `Qxe5 Bxe5`, the
+        // record stayed at `Qe3` with lines that explained nothing.
+        check(
+            Profile::FideBlitz,
+            true,
+            &[
+                Legal(251),
+                Legal(157),
+                Legal(189),
+                Toggle(0),
+                Legal(10),
+                Legal(66),
+                Legal(86),
+                Legal(18),
+                Toggle(28),
+                Clock(false),
+                Legal(7),
+                Legal(249),
+                Legal(239),
+                Legal(247),
+                Toggle(20),
+                Legal(181),
+                Legal(67),
+                Legal(243),
+                Legal(183),
+                Legal(85),
+                Legal(101),
+                Legal(71),
+                Bounce(16),
+                Legal(31),
+                Toggle(19),
+                Toggle(19),
+            ],
+            &[109],
+        )
+        .unwrap();
+    }
+
+    #[test]
     fn a_jump_pressed_for_by_the_player_not_having_the_move_is_read_as_lines() {
         // 8.Nxe7 Nc6 in one scan: only b8 empties (both captured and
         // origin squares refilled) and Black presses. Read as Black's

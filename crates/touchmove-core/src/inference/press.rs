@@ -117,6 +117,9 @@ impl Inference {
                 if let Some(ply) = self.reply_made_before_press(t, side) {
                     return PressMeaning::Completed { ply };
                 }
+                if self.replies_made_before_press(t, side) {
+                    return PressMeaning::Ignored("several legal moves explain the board");
+                }
                 return PressMeaning::Ignored("the player who did not move pressed");
             }
             self.awaiting_press = None;
@@ -402,6 +405,30 @@ impl Inference {
         let m = self.named_piece(m);
         self.make_move(t, m);
         self.complete_awaiting(t)
+    }
+
+    /// [`Inference::reply_made_before_press`] where several captures whose
+    /// captured piece never read empty explain the board: a legal reply
+    /// was made (his press says so), which one his piece's next moves
+    /// tell (certainty first). The lines are completed by this press.
+    fn replies_made_before_press(&mut self, t: Millis, side: Color) -> bool {
+        if side != self.game.turn()
+            || self.pending.is_some()
+            || self.promotion.is_some()
+            || !matches!(self.alert, Alert::None)
+            || self.board == self.game.position().board().occupied()
+        {
+            return false;
+        }
+        let cands = self.candidates(self.board, true);
+        if cands.len() < 2 {
+            return false;
+        }
+        self.hypothesise(t, cands.into_iter().map(|m| vec![m]).collect());
+        if let Some(pending) = self.pending.as_mut() {
+            pending.press(t, side);
+        }
+        true
     }
 
     /// The press completes the move just made (6.7): `None` when the move
