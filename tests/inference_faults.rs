@@ -624,9 +624,27 @@ fn a_one_scan_move_whose_lines_close_while_the_next_mover_holds_a_piece_is_recor
 /// (a jump's plies may be recorded in another order reaching the same
 /// position: the board can never tell).
 fn random_game_with_two_jumps_is_read(style: &HandStyle, game: u64, period: u64) {
-    use shakmaty::Position;
     let (start, moves) = synth::random_game(game, 160);
-    let (placed, mut s) = faults::inject_jumps(&start, &moves, style, game * 7 + 3, 2).unwrap();
+    let injected = faults::inject_jumps(&start, &moves, style, game * 7 + 3, 2).unwrap();
+    random_game_with_faults_is_read(&start, &moves, injected, period);
+}
+
+/// [`random_game_with_two_jumps_is_read`] with two faults of any kind
+/// (as `hand_probe --faults faults:2` seeds them).
+fn random_game_with_two_faults_is_read(style: &HandStyle, game: u64, period: u64) {
+    let (start, moves) = synth::random_game(game, 160);
+    let injected = faults::inject_random(&start, &moves, style, game * 7 + 3, 2).unwrap();
+    random_game_with_faults_is_read(&start, &moves, injected, period);
+}
+
+fn random_game_with_faults_is_read(
+    start: &shakmaty::Chess,
+    moves: &[shakmaty::Move],
+    (placed, mut s): (Vec<(usize, faults::Fault)>, synth::Synthesized),
+    period: u64,
+) {
+    use shakmaty::Position;
+    let (start, moves) = (start.clone(), moves.to_vec());
     if period > 0 {
         s.trace = synth::sampled::sampled(&s.trace, period);
     }
@@ -724,4 +742,14 @@ fn a_jump_whose_board_a_quick_hand_changes_at_once_is_judged_first() {
     // White's press: read as `...Bf2+ Kxf2`, a dead position that ended
     // the game.
     random_game_with_two_jumps_is_read(&HandStyle::bullet(), 237, 0);
+}
+
+#[test]
+fn a_lift_read_as_lines_open_is_the_next_move_under_them() {
+    // `...Bxh1` unseen (only d5 empties): lines "a piece in the hand" and
+    // `...Bxh1` are opened at the very reading that shows White's bishop
+    // lifted for `Bd4`, and Black's rook is grabbed before White presses.
+    // That lift counted as one the lines were read from, so no line saw
+    // `Bd4` made and a five-ply line (`...Rc3 Bxc3 ...`) was recorded.
+    random_game_with_two_faults_is_read(&HandStyle::by_name("blitz-hands").unwrap(), 254, 0);
 }

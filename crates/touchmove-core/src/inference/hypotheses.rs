@@ -403,10 +403,12 @@ impl Inference {
             let under = if unread_jump {
                 Vec::new()
             } else {
+                // (A lift read at the very time the line was read came
+                // after it: the board it was read on did not show it.)
                 self.all_made_under_lifts_after(
                     &pos,
                     &line.plies,
-                    Some(line.since),
+                    Some(line.since.saturating_sub(1)),
                     t,
                     board,
                     Hands::NextMoversPieces,
