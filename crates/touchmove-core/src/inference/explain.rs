@@ -561,18 +561,7 @@ impl Inference {
                 }
             }
         }
-        match lines.len() {
-            0 => false,
-            1 => {
-                let plies = lines.into_iter().next().unwrap_or_default();
-                self.adopt(t, plies);
-                true
-            }
-            _ => {
-                self.hypothesise(t, lines);
-                true
-            }
-        }
+        self.adopt_or_hypothesise(t, lines)
     }
 
     /// Two hands (1.1) and a jump: the player not having the move pressed
@@ -580,8 +569,8 @@ impl Inference {
     /// board, and no missed reply seen by the hands explains it. The plies
     /// were made while the sensors did not read them (his opponent's
     /// among them, its squares refilled in the same scan): the lines
-    /// ending with his move.
-    /// Several are kept open; which one, the next moves tell.
+    /// ending with his move. Several are kept open; which one, the next
+    /// moves tell.
     pub(super) fn explain_jump_pressed_by(&mut self, t: Millis, board: Bitboard) -> bool {
         let pos = self.game.position().clone();
         // Only pieces of the presser gone, as if in his hand (else a settle
@@ -605,10 +594,16 @@ impl Inference {
                 .into_iter()
                 .filter(|line| !line.is_empty() && line.len() % 2 == 0)
                 .collect();
+        self.adopt_or_hypothesise(t, lines)
+    }
+
+    /// One line is recorded, several are kept open; false when there is
+    /// none.
+    fn adopt_or_hypothesise(&mut self, t: Millis, mut lines: Vec<Vec<Move>>) -> bool {
         match lines.len() {
             0 => false,
             1 => {
-                let plies = lines.into_iter().next().unwrap_or_default();
+                let plies = lines.pop().unwrap_or_default();
                 self.adopt(t, plies);
                 true
             }

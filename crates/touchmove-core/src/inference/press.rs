@@ -393,12 +393,7 @@ impl Inference {
     /// press) that the settled board shows, made and completed by this
     /// press; `None` when the board shows no single legal reply.
     fn reply_made_before_press(&mut self, t: Millis, side: Color) -> Option<usize> {
-        if side != self.game.turn()
-            || self.pending.is_some()
-            || self.promotion.is_some()
-            || !matches!(self.alert, Alert::None)
-            || self.board == self.game.position().board().occupied()
-        {
+        if !self.may_reply_before_press(side) {
             return None;
         }
         let m = self.pick(&self.candidates(self.board, true))?;
@@ -412,12 +407,7 @@ impl Inference {
     /// was made (his press says so), which one his piece's next moves
     /// tell (certainty first). The lines are completed by this press.
     fn replies_made_before_press(&mut self, t: Millis, side: Color) -> bool {
-        if side != self.game.turn()
-            || self.pending.is_some()
-            || self.promotion.is_some()
-            || !matches!(self.alert, Alert::None)
-            || self.board == self.game.position().board().occupied()
-        {
+        if !self.may_reply_before_press(side) {
             return false;
         }
         let cands = self.candidates(self.board, true);
@@ -429,6 +419,17 @@ impl Inference {
             pending.press(t, side);
         }
         true
+    }
+
+    /// Whether the board may show a reply of `side` (to move) made before
+    /// the opponent pressed: no lines open, no promotion or alert
+    /// pending, and the board not the record's.
+    fn may_reply_before_press(&self, side: Color) -> bool {
+        side == self.game.turn()
+            && self.pending.is_none()
+            && self.promotion.is_none()
+            && matches!(self.alert, Alert::None)
+            && self.board != self.game.position().board().occupied()
     }
 
     /// The press completes the move just made (6.7): `None` when the move
