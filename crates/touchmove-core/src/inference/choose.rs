@@ -66,11 +66,13 @@ impl Inference {
             } else if let Some(after) = after {
                 self.turn.first_lift_after(from, after)
             } else if let Some(set_back) = self.turn.placed_at[from as usize]
-                && missed_plies
+                && (missed_plies || self.turn.restored_at.is_some_and(|r| set_back <= r))
             {
-                // Under plies the sensors missed: a piece set down on its
-                // square since its first lift (the board set by a jump)
-                // was lifted again to capture.
+                // Under plies the sensors missed, or once the board was
+                // restored: a piece set down on its square since its first
+                // lift (the board set by a jump, an illegal move
+                // reinstated) was lifted again to capture; what the hands
+                // did on the captured square before took nothing.
                 self.turn.first_lift_after(from, set_back)
             } else {
                 self.turn.first_lift(from)

@@ -254,6 +254,9 @@ struct TurnHands {
     removals: Vec<(Millis, Square)>,
     /// Raw toggles this turn, in order (too brief for the debounce).
     toggles: Vec<(Millis, Square)>,
+    /// When the board was last restored to the record's position this
+    /// turn (an illegal move reinstated, a displaced piece put back).
+    restored_at: Option<Millis>,
 }
 
 impl TurnHands {
@@ -532,6 +535,7 @@ impl Default for TurnHands {
             placements: Vec::new(),
             removals: Vec::new(),
             toggles: Vec::new(),
+            restored_at: None,
         }
     }
 }
@@ -1497,6 +1501,7 @@ impl Inference {
     }
 
     fn restored(&mut self, t: Millis) {
+        self.turn.restored_at = Some(t);
         self.alert = Alert::None;
         self.jump_in_hand = false;
         let fen = self.game.fen();
