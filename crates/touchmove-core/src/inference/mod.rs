@@ -887,22 +887,21 @@ impl Inference {
         }
     }
 
-    /// A hand's single change on a square a jump of three squares or more
-    /// left alone, begun
-    /// [`HAND_AFTER_JUMP_MS`] or more after the sensors were read again
-    /// (no bounce of the jump's squares): the next mover, quick as fast
-    /// hands are, started his move before the jump's board settled.
+    /// A hand's single change on a square the jump left alone, begun
+    /// [`HAND_AFTER_JUMP_MS`] or more after the sensors were read again:
+    /// the next mover, quick as fast hands are, started his move before
+    /// the jump's board settled. Only where that board is a position of
+    /// its own:
+    /// - three squares or more jumped (a hand sliding a piece, or lifting
+    ///   a capture's two pieces, changes two in one scan and goes on);
+    /// - a piece set down among them (a jump that only took pieces away
+    ///   may be a hand at work itself, judged with what follows);
+    /// - nothing else flickered since (a square whose contacts still
+    ///   bounce, or a piece lifted again at once, leaves no position).
     fn hand_after_jump(&self, scan: &[SettledChange]) -> bool {
         let [c] = scan else {
             return false;
         };
-        // (Three squares or more: a hand sliding a piece or lifting a
-        // capture's two pieces changes two in one scan, and goes on.)
-        // (Nothing else flickered since: a square whose contacts still
-        // bounce, or a piece lifted again at once, leaves the board read
-        // again no position to judge.)
-        // (And a piece set down among them: a jump that only took pieces
-        // away may be a hand at work itself, judged with what follows.)
         self.unread
             && self.last_change.is_some()
             && self.jumped.count() >= 3
