@@ -1385,6 +1385,27 @@ mod found {
         )
         .unwrap();
     }
+
+    #[test]
+    fn a_mate_set_in_one_scan_after_an_empty_board_is_recorded() {
+        // The board read empty (garbage), then set in one scan to
+        // ...Qh4#: the board is the mate's whole position, no piece held
+        // in a hand. No move follows a mate to tell, so the jump is
+        // recorded as it stands (it stayed unrecorded).
+        let actions = [
+            Legal(114),
+            Toggle(14),
+            Legal(108),
+            Legal(244),
+            Toggle(16),
+            Legal(115),
+            Legal(131),
+            Toggle(13),
+            Wait(157),
+            Garbage(0),
+        ];
+        check(Profile::Casual, false, &actions, &[205]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

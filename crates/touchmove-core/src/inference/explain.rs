@@ -312,7 +312,11 @@ impl Inference {
         // A jump: nobody saw the hands, so a capture quicker than a scan
         // explains the board as well as the move the hands seemed to make;
         // when one does, the lines stay open (certainty first).
-        let unseen_too = jump && self.pick(&self.candidates(board, true)).is_none();
+        let unseen = self.candidates(board, true);
+        let unseen_too = jump && self.pick(&unseen).is_none();
+        // A legal move's whole position on the board (its piece set down):
+        // no hand holds a piece of it.
+        let complete = !unseen.is_empty();
         if !unseen_too && let Some(m) = self.pick(&cands) {
             if m.is_promotion() {
                 self.promotion_on_board(t, &m);
@@ -340,7 +344,7 @@ impl Inference {
         // A jump seen meanwhile still counts at the next look: the pieces
         // gone may be a capture nobody saw (its captured piece never left
         // its square), answered by hands seen later.
-        if in_progress_at(&pos, board) {
+        if in_progress_at(&pos, board) && !complete {
             self.jump_in_hand |= jump;
             return false;
         }
