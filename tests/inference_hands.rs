@@ -696,7 +696,11 @@ fn fast_hands_read_at_1_to_20_ms_scans_are_read_exactly() {
     // mover's pawn passing over a square on its way (bullet 56: a reply
     // set down a moment ago may be sliding on). And a pawn swapped for its
     // new piece (3.7e) before the opponent's grab: the swap is no lift of
-    // his (bullet 107 to the millisecond, bullet 251 at 10 ms).
+    // his (bullet 107 to the millisecond, bullet 251 at 10 ms). With
+    // lines open, a capture quicker than a scan at the press (bullet 1589:
+    // Kxf8 under the line with Qxf8, the next mover's pawn in the air):
+    // a line whose last ply is the presser's, pressed for already, is no
+    // move of this press that outweighs the unseen capture.
     for (style, seed, period) in [
         ("blitz-hands", 1, 10),
         ("bullet", 7, 10),
@@ -719,6 +723,7 @@ fn fast_hands_read_at_1_to_20_ms_scans_are_read_exactly() {
         ("bullet", 56, 20),
         ("bullet", 107, 0),
         ("bullet", 251, 10),
+        ("bullet", 1589, 10),
     ] {
         let style = HandStyle::by_name(style).unwrap();
         let (start, moves) = synth::random_game(seed, 160);

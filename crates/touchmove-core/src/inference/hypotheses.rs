@@ -3,7 +3,7 @@
 //! later states are read under each, and the lines it contradicts are
 //! dropped. Plies every line shares are recorded at once; the rest once
 //! one line remains. While several remain, a `candidates` event names them.
-use shakmaty::Role;
+use shakmaty::{ByColor, Role};
 
 use crate::game::repetition::PositionKey;
 
@@ -149,12 +149,22 @@ pub(super) struct Pending {
     /// The last press read while the lines were open, and whose: when the
     /// line that remains ends with his move, it completes it (6.7).
     pressed: Option<(Millis, Color)>,
+    /// Each player's last press read while the lines were open, whatever
+    /// it told: a ply of his that a line read before it was pressed for
+    /// then (6.7), and a later press of his is no completion of it.
+    last_presses: ByColor<Option<Millis>>,
 }
 
 impl Pending {
     /// `side` pressed the clock at `t` and no line told what it was for.
     pub(super) fn press(&mut self, t: Millis, side: Color) {
         self.pressed = Some((t, side));
+    }
+
+    /// `side` pressed at `t`; returns when he last pressed before, while
+    /// the lines were open.
+    fn pressed_by(&mut self, t: Millis, side: Color) -> Option<Millis> {
+        self.last_presses.get_mut(side).replace(t)
     }
 
     /// Lines of plies the sensors missed from the recorded position, read
@@ -243,6 +253,7 @@ impl Inference {
                 opened: t,
                 opened_board: self.board,
                 pressed: None,
+                last_presses: ByColor::new_with(|_| None),
             },
         );
     }
@@ -594,9 +605,12 @@ impl Inference {
     /// press. Those moves extend the line; the other lines are kept for
     /// the next settle to judge. False when no line was extended.
     pub(super) fn extend_lines_at_press(&mut self, t: Millis, side: Color) -> bool {
-        let Some(pending) = self.pending.take() else {
+        let Some(mut pending) = self.pending.take() else {
             return false;
         };
+        // A ply of his that a line read before his last press was pressed
+        // for then: this press is no completion of it.
+        let pressed_before = pending.pressed_by(t, side);
         let base = self.game.position().clone();
         let board = self.board;
         let mut next: Vec<Line> = Vec::with_capacity(pending.lines.len());
@@ -608,7 +622,10 @@ impl Inference {
         for line in &pending.lines {
             let pos = play_line(&base, &line.plies);
             if pos.turn() != side || pos.is_game_over() || pos.board().occupied() == board {
-                seen |= pos.turn() != side && line.seen_last && !line.unseen_last;
+                seen |= pos.turn() != side
+                    && line.seen_last
+                    && !line.unseen_last
+                    && pressed_before.is_none_or(|p| p < line.since);
                 next.push(line.clone());
                 continue;
             }
