@@ -700,7 +700,10 @@ fn fast_hands_read_at_1_to_20_ms_scans_are_read_exactly() {
     // lines open, a capture quicker than a scan at the press (bullet 1589:
     // Kxf8 under the line with Qxf8, the next mover's pawn in the air):
     // a line whose last ply is the presser's, pressed for already, is no
-    // move of this press that outweighs the unseen capture.
+    // move of this press that outweighs the unseen capture. A pawn
+    // brushed for one scan just before the queen far off was lifted
+    // (bullet 1750: no Qxa4; only a piece next door may reach the
+    // captured square before its own opens).
     for (style, seed, period) in [
         ("blitz-hands", 1, 10),
         ("bullet", 7, 10),
@@ -724,6 +727,7 @@ fn fast_hands_read_at_1_to_20_ms_scans_are_read_exactly() {
         ("bullet", 107, 0),
         ("bullet", 251, 10),
         ("bullet", 1589, 10),
+        ("bullet", 1750, 10),
     ] {
         let style = HandStyle::by_name(style).unwrap();
         let (start, moves) = synth::random_game(seed, 160);

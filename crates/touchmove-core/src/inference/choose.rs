@@ -83,9 +83,15 @@ impl Inference {
             // (From its first raw toggle: contacts bouncing as a slid
             // piece leaves its square settle the lift later.)
             let lifted = self.turn.first_contact(from, lifted);
-            // A piece slid onto the captured square may close its switch a
-            // moment before it opens the one it leaves.
-            let after_lift = |a: Millis| a.saturating_add(SLIDE_OVERLAP_MS) >= lifted;
+            // A piece slid onto the captured square next door may close its
+            // switch a moment before it opens the one it leaves. (Farther
+            // off, a slide opens its square before it reaches any other.)
+            let overlap = if shakmaty::attacks::king_attacks(from).contains(to) {
+                SLIDE_OVERLAP_MS
+            } else {
+                0
+            };
+            let after_lift = |a: Millis| a.saturating_add(overlap) >= lifted;
             return self.turn.captured_square_worked(to, after_lift);
         }
         true
