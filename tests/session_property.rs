@@ -1406,6 +1406,63 @@ mod found {
         ];
         check(Profile::Casual, false, &actions, &[205]).unwrap();
     }
+
+    #[test]
+    fn lines_that_only_wait_for_a_hand_are_judged_again_when_the_board_stays_quiet() {
+        // Garbage opened lines (tempo lines, the record itself); the board
+        // then set to Bd4 from the record in one scan (one square: no
+        // jump), and ...Ne5 Be3 played: every open line waited for a hand
+        // at work, and nothing changed after. The board is judged again
+        // once a hand would have set its piece down, and the record's
+        // Bd4 Ne5 Be3 stands beside them.
+        let actions = [
+            Legal(180),
+            Legal(97),
+            Legal(235),
+            Legal(111),
+            Legal(113),
+            Legal(102),
+            Legal(84),
+            Legal(6),
+            Legal(123),
+            Legal(58),
+            Legal(194),
+            Garbage(244),
+            Legal(235),
+            Legal(47),
+            Legal(23),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[223]).unwrap();
+    }
+
+    #[test]
+    fn a_jump_while_lines_are_open_keeps_lines_two_plies_longer_on_probation() {
+        // Lines open, the board set in one scan to ...Ba3 b4 Bxb2, whose
+        // occupancy ...Bb4 shows as well; then e3 and ...Bc3 played on.
+        // Bb4 alone was recorded and ...Bc3 was unexplained for good; the
+        // line two plies longer now stands on probation, as after a jump
+        // read with no lines open.
+        let actions = [
+            Legal(116),
+            Legal(74),
+            Toggle(32),
+            Bounce(40),
+            Legal(198),
+            Legal(125),
+            Toggle(16),
+            Toggle(0),
+            Toggle(0),
+            Legal(131),
+            Legal(0),
+            Legal(170),
+            Legal(192),
+            Toggle(10),
+            Garbage(0),
+            Toggle(14),
+            Legal(24),
+        ];
+        check(Profile::Casual, false, &actions, &[45, 170, 218]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

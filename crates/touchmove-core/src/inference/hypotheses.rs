@@ -171,11 +171,18 @@ impl Pending {
     /// at `t`, before those open (the same plies are one line): the
     /// fewest plies that explain the board go first, so that the bound on
     /// open lines cuts off the open lines' many tempo variants instead.
-    pub(super) fn add_missed(&mut self, lines: Vec<Vec<Move>>, t: Millis) {
+    /// Lines two plies longer (the same side to move) come on probation
+    /// after them.
+    pub(super) fn add_missed(&mut self, lines: Vec<Vec<Move>>, longer: Vec<Vec<Move>>, t: Millis) {
         let fresh: Vec<Line> = lines
             .into_iter()
-            .filter(|plies| !self.lines.iter().any(|l| &l.plies == plies))
-            .map(|plies| Line::missed(plies, t))
+            .map(|plies| (plies, false))
+            .chain(longer.into_iter().map(|plies| (plies, true)))
+            .filter(|(plies, _)| !self.lines.iter().any(|l| &l.plies == plies))
+            .map(|(plies, on_probation)| Line {
+                on_probation,
+                ..Line::missed(plies, t)
+            })
             .collect();
         self.lines.splice(0..0, fresh);
     }
@@ -526,6 +533,13 @@ impl Inference {
             let fresh = self.seen_from_the_record(board, pending.opened_board, &next);
             // (No line saw a move: `firm` is 0, `waiting` not used again.)
             next.splice(0..0, fresh.into_iter().map(|plies| Line::missed(plies, t)));
+        } else if read == JumpRead::No && waiting.len() == next.len() {
+            // Judged again once the last of them has waited longer than a
+            // hand holds a piece, if the board stays quiet until then.
+            self.lines_waiting_until = next
+                .iter()
+                .map(|l| l.since.saturating_add(HAND_HOLD_MS + 1))
+                .max();
         }
         if firm > 0 {
             // The hands were at work and a move of theirs explains the

@@ -603,6 +603,10 @@ pub struct Inference {
     turn: TurnHands,
     /// Since when pieces have been missing with nothing explaining it.
     missing_since: Option<Millis>,
+    /// Every open line only waits for a hand at work: if the board stays
+    /// quiet until then, it is judged again (a hand holds a piece for a
+    /// moment; the record may explain the board instead; never stuck).
+    lines_waiting_until: Option<Millis>,
     awaiting_press: Option<usize>,
     /// A move made whose mover had not pressed when the reply was made
     /// (two hands): his press still completes it (6.7).
@@ -671,6 +675,7 @@ impl Inference {
             jumped_scans: Vec::new(),
             turn: TurnHands::default(),
             missing_since: None,
+            lines_waiting_until: None,
             awaiting_press: None,
             unpressed: None,
             missed_press: None,
@@ -829,7 +834,13 @@ impl Inference {
             .missing_since
             .filter(|_| self.last_change.is_none())
             .map(|t| t.saturating_add(MISSING_GRACE_MS));
-        [settle, promotion, missing].into_iter().flatten().min()
+        let waiting = self
+            .lines_waiting_until
+            .filter(|_| self.last_change.is_none() && self.pending.is_some());
+        [settle, promotion, missing, waiting]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Time reached `t`: conclude what has settled.
@@ -844,6 +855,13 @@ impl Inference {
             && t >= since.saturating_add(MISSING_GRACE_MS)
         {
             self.evaluate(since.saturating_add(MISSING_GRACE_MS));
+        }
+        if let Some(at) = self.lines_waiting_until
+            && self.last_change.is_none()
+            && self.pending.is_some()
+            && t >= at
+        {
+            self.evaluate(at);
         }
         if let Some(r) = self.released_promotion()
             && t >= r.at.saturating_add(self.config.promotion_wait_ms)
@@ -1260,6 +1278,7 @@ impl Inference {
         self.jumped_scans.clear();
         // Set again below if the board is still unexplained.
         let missing_since = self.missing_since.take();
+        self.lines_waiting_until = None;
 
         if !self.started || self.game.is_over() {
             if board == self.start.position().board().occupied() {
@@ -1313,7 +1332,16 @@ impl Inference {
             } else {
                 hypotheses::JumpRead::No
             };
-            pending.add_missed(fresh, t);
+            // (As a jump read without lines open: the board may be two
+            // plies further on, the same side to move.)
+            let longer = missed::two_plies_longer(
+                self.game.position(),
+                board,
+                self.white,
+                &fresh,
+                self.config.max_missed_plies,
+            );
+            pending.add_missed(fresh, longer, t);
             if self.judge_hypotheses(t, board, pending, read) {
                 return;
             }
