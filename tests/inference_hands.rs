@@ -703,7 +703,10 @@ fn fast_hands_read_at_1_to_20_ms_scans_are_read_exactly() {
     // move of this press that outweighs the unseen capture. A pawn
     // brushed for one scan just before the queen far off was lifted
     // (bullet 1750: no Qxa4; only a piece next door may reach the
-    // captured square before its own opens).
+    // captured square before its own opens). At the mover's press, the
+    // next mover's rook sliding onto its first square 8 ms before it
+    // (bullet 873: no Qb5 for the queen that took on d4 quicker than a
+    // scan; the press's hand cannot have set a piece down then).
     for (style, seed, period) in [
         ("blitz-hands", 1, 10),
         ("bullet", 7, 10),
@@ -728,6 +731,7 @@ fn fast_hands_read_at_1_to_20_ms_scans_are_read_exactly() {
         ("bullet", 251, 10),
         ("bullet", 1589, 10),
         ("bullet", 1750, 10),
+        ("bullet", 873, 10),
     ] {
         let style = HandStyle::by_name(style).unwrap();
         let (start, moves) = synth::random_game(seed, 160);

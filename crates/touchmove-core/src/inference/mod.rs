@@ -1380,6 +1380,9 @@ impl Inference {
             self.promotion = None;
             return;
         }
+        if self.pressing && !jump && self.reached_too_late_for_the_press(t, board) {
+            return;
+        }
         if self.make_what_the_hands_did(t, board, jump, unread) {
             return;
         }

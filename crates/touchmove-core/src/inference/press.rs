@@ -263,6 +263,53 @@ impl Inference {
         }
     }
 
+    /// The mover's press (6.7) when the move the board shows reached a
+    /// square less than [`PRESS_REACH_MS`] before it: not his hand, which
+    /// is on the clock, but another (the next mover's slide reaching its
+    /// first square, 1.1). If his lifted piece's capture quicker than a
+    /// scan (its captured piece never read gone) explains the board
+    /// without that square, both are kept as lines with the press on
+    /// them; where the pieces go next tells (certainty first). False when
+    /// no such capture fits.
+    pub(super) fn reached_too_late_for_the_press(&mut self, t: Millis, board: Bitboard) -> bool {
+        let Some(m) = self.pick(&self.candidates(board, false)) else {
+            return false;
+        };
+        let pos = self.game.position().clone();
+        let began = must_lift(&m)
+            .into_iter()
+            .filter_map(|s| self.turn.first_lift(s))
+            .min()
+            .unwrap_or(0);
+        let reach = PRESS_REACH_MS.saturating_sub(self.scan_uncertainty());
+        let late: Bitboard = arrival_squares(&pos, &m)
+            .into_iter()
+            .filter(|&s| {
+                self.turn
+                    .first_activity_since(s, began)
+                    .is_some_and(|first| first.saturating_add(reach) > t)
+            })
+            .collect();
+        if late.is_empty() {
+            return false;
+        }
+        let seen = self.turn.seen();
+        let captures = pos.legal_moves().into_iter().filter(|c| {
+            captured_square(c).is_some_and(|captured| {
+                c.from() == m.from()
+                    && must_lift(c) & !seen == Bitboard::from_square(captured)
+                    && occupancy_after(&pos, c) == board & !late
+            })
+        });
+        let mut lines = vec![vec![m]];
+        lines.extend(captures.map(|c| vec![c]));
+        if lines.len() == 1 {
+            return false;
+        }
+        self.hypothesise(t, lines);
+        true
+    }
+
     /// Two hands (1.1), the last reading of the mover's press: his piece
     /// gone from its square and nowhere new while the next mover's hand is
     /// already at work is a capture quicker than one scan, made and
