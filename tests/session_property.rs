@@ -1463,6 +1463,38 @@ mod found {
         ];
         check(Profile::Casual, false, &actions, &[45, 170, 218]).unwrap();
     }
+
+    #[test]
+    fn a_piece_set_down_while_its_square_stays_full_is_no_move_in_progress() {
+        // Lines open (a bishop set down on f1 read as tempo lines too),
+        // then Bxh6 seen and the board set to Bf4 from the record: the
+        // piece on f4 is no f2-f4 in progress under an eight-ply tempo
+        // line (the pawn never left f2), so that line is no reading of
+        // the board and the record reads Bf4 and the plies played on.
+        let actions = [
+            Toggle(0),
+            Promote(0),
+            Legal(106),
+            Legal(132),
+            Legal(20),
+            Legal(95),
+            Toggle(0),
+            Promote(0),
+            Toggle(48),
+            Legal(14),
+            Legal(59),
+            Legal(58),
+            Toggle(53),
+            Legal(232),
+            Legal(10),
+            Legal(42),
+            Legal(186),
+            Bounce(35),
+            Legal(21),
+            Legal(94),
+        ];
+        check(Profile::FideStandard, true, &actions, &[18]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -714,7 +714,13 @@ pub(super) fn in_progress_at(pos: &Chess, board: Bitboard) -> bool {
     let diff = board ^ expected;
     pos.legal_moves().iter().any(|m| {
         let arrivals = occupancy_after(pos, m) & !expected;
-        (diff & !involved(pos, m)).is_empty() && (extra & !arrivals).is_empty()
+        // A piece set down where the move goes has left its square, or
+        // is sliding from next door (its magnet closes the new square a
+        // moment before it opens its own).
+        let left = (moving_from(m) & !board).any()
+            || m.from()
+                .is_some_and(|from| (extra & !shakmaty::attacks::king_attacks(from)).is_empty());
+        (diff & !involved(pos, m)).is_empty() && (extra & !arrivals).is_empty() && left
     })
 }
 
