@@ -797,3 +797,12 @@ fn a_square_nudged_before_the_reinstated_piece_is_lifted_again_is_no_capture() {
     // bishop's lift), then a 4.7 alert when the bishop reached d4.
     random_game_with_two_faults_is_read(&HandStyle::nudges(), 482, 0);
 }
+
+#[test]
+fn a_piece_a_jump_set_down_and_a_quick_hand_took_at_once_was_there() {
+    // `Bf4 c3` unseen: the pawn stood on c3 in the reading after the jump,
+    // and White's hand took it 50 ms later for `Nxc3`, before that
+    // reading settled. Judged only after the hand, the jump read as
+    // `Bf4 cxb3` and then `Nc3`, a wrong move.
+    random_game_with_two_jumps_is_read(&HandStyle::bullet(), 134, 10);
+}

@@ -52,6 +52,11 @@ const HAND_NEAR_MS: Millis = 500;
 /// again (see [`Inference::hand_after_jump`]), ms.
 const HAND_AFTER_JUMP_MS: Millis = 60;
 
+/// After the board jumped, the least time before a piece it set down,
+/// lifted again, counts as taken by a hand (contacts bounce for a few
+/// milliseconds, a piece rocks for tens), ms.
+const RETAKEN_AFTER_JUMP_MS: Millis = 40;
+
 /// Raw toggles kept per turn (a chattering square must not grow the log
 /// without bound).
 const MAX_TOGGLES_KEPT: usize = 4096;
@@ -906,7 +911,8 @@ impl Inference {
     }
 
     /// A hand's single change on a square the jump left alone, begun
-    /// [`HAND_AFTER_JUMP_MS`] or more after the sensors were read again:
+    /// [`HAND_AFTER_JUMP_MS`] or more after the sensors were read again
+    /// (or the lift of a piece the jump set down, [`RETAKEN_AFTER_JUMP_MS`]):
     /// the next mover, quick as fast hands are, started his move before
     /// the jump's board settled. Only where that board is a position of
     /// its own:
@@ -920,10 +926,26 @@ impl Inference {
         let [c] = scan else {
             return false;
         };
+        // (A piece the jump set down, lifted again: the next mover taking
+        // a piece the missed plies brought, as quick as a hand. Set down in
+        // a reading of three squares or more: a slide's step onto the
+        // next square, read with the one it left, is no jump's.)
+        let set_down_by_the_jump = matches!(c.change, SquareChange::Lifted)
+            && self.jumped_scans.iter().any(|scan| {
+                scan.len() >= 3
+                    && scan.iter().any(|x| {
+                        x.square == c.square && matches!(x.change, SquareChange::Placed(_))
+                    })
+            });
+        let least = if set_down_by_the_jump {
+            RETAKEN_AFTER_JUMP_MS
+        } else {
+            HAND_AFTER_JUMP_MS
+        };
         self.unread
             && self.last_change.is_some()
             && self.jumped.count() >= 3
-            && !self.jumped.contains(c.square)
+            && (!self.jumped.contains(c.square) || set_down_by_the_jump)
             && self
                 .jumped_scans
                 .iter()
@@ -934,7 +956,7 @@ impl Inference {
                 .last()
                 .and_then(|j| j.first())
                 .is_some_and(|j| {
-                    c.since >= j.since.saturating_add(HAND_AFTER_JUMP_MS)
+                    c.since >= j.since.saturating_add(least)
                         && !self
                             .turn
                             .toggles
