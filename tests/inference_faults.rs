@@ -806,3 +806,10 @@ fn a_piece_a_jump_set_down_and_a_quick_hand_took_at_once_was_there() {
     // `Bf4 cxb3` and then `Nc3`, a wrong move.
     random_game_with_two_jumps_is_read(&HandStyle::bullet(), 134, 10);
 }
+
+#[test]
+fn a_piece_a_jump_set_down_and_lifted_two_readings_later_was_there() {
+    // `exd5 Qb7 Rh3` unseen, Black's queen lifted from b7 20 ms after the
+    // sensors were read again (for `...Qc6`): read as `...Qxb5`.
+    random_game_with_two_jumps_is_read(&HandStyle::bullet(), 327, 10);
+}

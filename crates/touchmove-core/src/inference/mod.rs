@@ -53,9 +53,10 @@ const HAND_NEAR_MS: Millis = 500;
 const HAND_AFTER_JUMP_MS: Millis = 60;
 
 /// After the board jumped, the least time before a piece it set down,
-/// lifted again, counts as taken by a hand (contacts bounce for a few
-/// milliseconds, a piece rocks for tens), ms.
-const RETAKEN_AFTER_JUMP_MS: Millis = 40;
+/// lifted again, counts as taken by a hand, ms: past the contacts'
+/// bounce. (A piece rocking on its square comes back: the jump's board,
+/// judged a moment early, is the board it settles to all the same.)
+const RETAKEN_AFTER_JUMP_MS: Millis = 15;
 
 /// Raw toggles kept per turn (a chattering square must not grow the log
 /// without bound).
