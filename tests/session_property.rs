@@ -2,8 +2,8 @@
 //! hands do — lifts, placements, bounce, clock presses, promotion inputs,
 //! garbage scans — the session never panics, its record is always a legal
 //! game, and once the board is set to a position a few legal plies from
-//! the record (from the first open line, while lines are open) and left
-//! quiet, the record follows it (or names the lines that explain it).
+//! the record and left quiet, the record follows it (or names the lines
+//! that explain it).
 //!
 //! `cargo test` runs a short set of cases; `TOUCHMOVE_FULL=1` runs many
 //! more (millions of session steps), and `PROPTEST_CASES` sets the count.
@@ -165,20 +165,13 @@ fn record_is_legal(run: &Run) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// The lines the last `candidates` event names (none once they closed).
-fn open_lines(run: &Run) -> Vec<String> {
-    run.events
-        .iter()
-        .rev()
-        .find_map(|e| match &e.kind {
-            EventKind::Candidates { lines } => Some(lines.clone()),
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
 fn lines_reach(run: &Run, target: Bitboard) -> bool {
-    let lines = open_lines(run);
+    let Some(lines) = run.events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::Candidates { lines } => Some(lines.clone()),
+        _ => None,
+    }) else {
+        return false;
+    };
     lines.iter().any(|line| {
         let mut pos = run.session.game().position().clone();
         for uci in line.split_whitespace() {
@@ -195,27 +188,7 @@ fn lines_reach(run: &Run, target: Bitboard) -> bool {
     })
 }
 
-/// Where the board set at the end of a case is counted from.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Base {
-    /// The first open line's position, or the record with none open.
-    FirstLine,
-    /// The record, even with lines open (the board then jumps from a
-    /// line's position to one the record's plies reach).
-    Record,
-}
-
 fn check(
-    profile: Profile,
-    clock: bool,
-    actions: &[Action],
-    plies: &[u8],
-) -> Result<(), TestCaseError> {
-    check_from(Base::FirstLine, profile, clock, actions, plies)
-}
-
-fn check_from(
-    base: Base,
     profile: Profile,
     clock: bool,
     actions: &[Action],
@@ -227,29 +200,13 @@ fn check_from(
         record_is_legal(&run)?;
     }
     // Quiet, then the board set to a position a few legal plies from the
-    // record, in one scan, and quiet again. (With lines open, from the
-    // first line's position: the record alone is not what the board
-    // stands on then.)
+    // record, in one scan, and quiet again.
     run.wait(3000);
     let game = run.session.game();
     if game.is_over() {
         return Ok(());
     }
     let mut pos = game.position().clone();
-    let first_line = match base {
-        Base::FirstLine => open_lines(&run).into_iter().next(),
-        Base::Record => None,
-    };
-    for uci in first_line.iter().flat_map(|l| l.split_whitespace()) {
-        let Some(m) = uci
-            .parse::<shakmaty::uci::UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok())
-        else {
-            break;
-        };
-        pos.play_unchecked(m);
-    }
     for &i in plies {
         let legal = pos.legal_moves();
         if legal.is_empty() {
@@ -1475,7 +1432,7 @@ mod found {
             Legal(47),
             Legal(23),
         ];
-        check_from(Base::Record, Profile::FideBlitz, true, &actions, &[223]).unwrap();
+        check(Profile::FideBlitz, true, &actions, &[223]).unwrap();
     }
 
     #[test]
@@ -1504,14 +1461,7 @@ mod found {
             Toggle(14),
             Legal(24),
         ];
-        check_from(
-            Base::Record,
-            Profile::Casual,
-            false,
-            &actions,
-            &[45, 170, 218],
-        )
-        .unwrap();
+        check(Profile::Casual, false, &actions, &[45, 170, 218]).unwrap();
     }
 
     #[test]
@@ -1544,29 +1494,6 @@ mod found {
             Legal(94),
         ];
         check(Profile::FideStandard, true, &actions, &[18]).unwrap();
-    }
-
-    #[test]
-    fn the_board_set_while_lines_are_open_is_counted_from_the_first_line() {
-        // Lines open (Qa3 read, with lines two plies longer beside it);
-        // the board set a ply on from the first line, and played on: the
-        // record follows (counted from the record instead, the board
-        // jumped from the queen on a3 to one on b7, which no hand did).
-        let actions = [
-            Legal(250),
-            Legal(8),
-            Legal(108),
-            Legal(139),
-            Legal(69),
-            Toggle(0),
-            Clock(false),
-            Legal(67),
-            Garbage(23032),
-            Legal(46),
-            Legal(114),
-            Legal(48),
-        ];
-        check(Profile::Casual, false, &actions, &[178]).unwrap();
     }
 }
 
