@@ -927,6 +927,9 @@ impl Inference {
         let [c] = scan else {
             return false;
         };
+        if !self.unread || self.last_change.is_none() || self.jumped.count() < 3 {
+            return false;
+        }
         // (A piece the jump set down, lifted again: the next mover taking
         // a piece the missed plies brought, as quick as a hand. Set down in
         // a reading of three squares or more: a slide's step onto the
@@ -943,10 +946,7 @@ impl Inference {
         } else {
             HAND_AFTER_JUMP_MS
         };
-        self.unread
-            && self.last_change.is_some()
-            && self.jumped.count() >= 3
-            && (!self.jumped.contains(c.square) || set_down_by_the_jump)
+        (!self.jumped.contains(c.square) || set_down_by_the_jump)
             && self
                 .jumped_scans
                 .iter()

@@ -263,6 +263,27 @@ impl Inference {
         }
     }
 
+    /// The squares `m` sets a piece on that a hand reached (first, since
+    /// the move's first lift) less than [`PRESS_REACH_MS`] before the
+    /// mover's press at `t`, less a scan: too late for the hand that
+    /// presses (6.7).
+    fn reached_too_late(&self, pos: &Chess, m: &Move, t: Millis) -> Bitboard {
+        let began = must_lift(m)
+            .into_iter()
+            .filter_map(|s| self.turn.first_lift(s))
+            .min()
+            .unwrap_or(0);
+        let reach = PRESS_REACH_MS.saturating_sub(self.scan_uncertainty());
+        arrival_squares(pos, m)
+            .into_iter()
+            .filter(|&s| {
+                self.turn
+                    .first_activity_since(s, began)
+                    .is_some_and(|first| first.saturating_add(reach) > t)
+            })
+            .collect()
+    }
+
     /// The mover's press (6.7) when the move the board shows reached a
     /// square less than [`PRESS_REACH_MS`] before it: not his hand, which
     /// is on the clock, but another (the next mover's slide reaching its
@@ -276,20 +297,7 @@ impl Inference {
             return false;
         };
         let pos = self.game.position().clone();
-        let began = must_lift(&m)
-            .into_iter()
-            .filter_map(|s| self.turn.first_lift(s))
-            .min()
-            .unwrap_or(0);
-        let reach = PRESS_REACH_MS.saturating_sub(self.scan_uncertainty());
-        let late: Bitboard = arrival_squares(&pos, &m)
-            .into_iter()
-            .filter(|&s| {
-                self.turn
-                    .first_activity_since(s, began)
-                    .is_some_and(|first| first.saturating_add(reach) > t)
-            })
-            .collect();
+        let late = self.reached_too_late(&pos, &m, t);
         if late.is_empty() {
             return false;
         }
@@ -374,24 +382,13 @@ impl Inference {
         // set down there, a captured piece pushed off this very moment:
         // the next mover's hand at work, 1.1).
         let bouncing = self.turn.bouncing_at(t) & self.board;
-        let reach = PRESS_REACH_MS.saturating_sub(self.scan_uncertainty());
         let pos = self.game.position();
         let stood: Vec<Move> = self
             .candidates(self.board, false)
             .into_iter()
             .filter(|m| {
-                let began = must_lift(m)
-                    .into_iter()
-                    .filter_map(|s| self.turn.first_lift(s))
-                    .min()
-                    .unwrap_or(0);
-                arrival_squares(pos, m).into_iter().all(|s| {
-                    !bouncing.contains(s)
-                        && self
-                            .turn
-                            .first_activity_since(s, began)
-                            .is_none_or(|first| first.saturating_add(reach) <= t)
-                })
+                (arrival_squares(pos, m) & bouncing).is_empty()
+                    && self.reached_too_late(pos, m, t).is_empty()
             })
             .collect();
         if self.pick(&stood).is_some() {
