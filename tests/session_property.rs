@@ -137,6 +137,13 @@ impl Run {
                     return;
                 }
                 let m = legal[usize::from(i) % legal.len()];
+                if std::env::var("DBGP").is_ok() {
+                    eprintln!(
+                        "LEGAL {} at {}",
+                        m.to_uci(shakmaty::CastlingMode::Standard),
+                        self.t
+                    );
+                }
                 let mut after = pos.clone();
                 after.play_unchecked(m);
                 self.hands(&pos, m, &after);
@@ -207,6 +214,9 @@ fn check(
         return Ok(());
     }
     let mut pos = game.position().clone();
+    if std::env::var("DBGP").is_ok() {
+        eprintln!("TARGET FROM {} at {}", game.fen(), run.t);
+    }
     for &i in plies {
         let legal = pos.legal_moves();
         if legal.is_empty() {
@@ -214,6 +224,9 @@ fn check(
         }
         let mm = legal[usize::from(i) % legal.len()];
         pos.play_unchecked(mm);
+        if std::env::var("DBGP").is_ok() {
+            eprintln!("TARGET PLY {}", mm.to_uci(shakmaty::CastlingMode::Standard));
+        }
     }
     let target = pos.board().occupied();
     let last_mover = !pos.turn();
@@ -237,6 +250,13 @@ fn check(
 
         let mut after = pos.clone();
         after.play_unchecked(m);
+        if std::env::var("DBGP").is_ok() {
+            eprintln!(
+                "QUIET PLY {} at {}",
+                m.to_uci(shakmaty::CastlingMode::Standard),
+                run.t
+            );
+        }
         run.hands(&pos, m, &after);
         run.wait(400);
         if clock {
@@ -249,6 +269,14 @@ fn check(
     }
     run.wait(3000);
     record_is_legal(&run)?;
+    if std::env::var("DBGP").is_ok() {
+        for e in &run.events {
+            let j = e.to_json();
+            if !j.contains("piece_") || std::env::var("DBGP").unwrap() == "2" {
+                eprintln!("{}", j);
+            }
+        }
+    }
     let game = run.session.game();
     let recorded = game.position().board().occupied();
     let follows = game.is_over() || recorded == target;
@@ -1494,6 +1522,45 @@ mod found {
             Legal(94),
         ];
         check(Profile::FideStandard, true, &actions, &[18]).unwrap();
+    }
+    #[test]
+    fn a_jump_onto_a_square_garbage_filled_is_no_move_of_the_hands() {
+        // Garbage read with f1 and b5 full, then the board three plies on
+        // (`Ba6 b5 Bxb7`, the occupancy of `Bb5+`): the bishop's square
+        // was emptied by the jump, and b5 filled by no hand.
+        check(
+            Profile::FideBlitz,
+            true,
+            &[Legal(124), Legal(223), Garbage(1932643121791762464)],
+            &[234, 86, 166],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_piece_read_arriving_and_never_leaving_was_not_captured() {
+        // A line's queen lifted from a3, then `...a4` set down: the pawn
+        // read arriving on a4 and never leaving is no `Qxa4`.
+        check(
+            Profile::Casual,
+            false,
+            &[
+                Legal(250),
+                Legal(8),
+                Legal(108),
+                Legal(139),
+                Legal(69),
+                Toggle(0),
+                Clock(false),
+                Legal(67),
+                Garbage(23032),
+                Legal(46),
+                Legal(114),
+                Legal(48),
+            ],
+            &[178],
+        )
+        .unwrap();
     }
 }
 

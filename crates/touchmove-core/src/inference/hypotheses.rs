@@ -508,10 +508,11 @@ impl Inference {
                 };
             // The hands were seen: every piece these plies move or take
             // was lifted. (Not after a jump: nobody saw them.)
-            for more in found
-                .into_iter()
-                .filter(|more| unseen || more.iter().all(|m| (must_lift(m) & !seen).is_empty()))
-            {
+            for more in found.into_iter().filter(|more| {
+                unseen
+                    || (more.iter().all(|m| (must_lift(m) & !seen).is_empty())
+                        && !self.turn.captures_a_piece_never_read_leaving(&pos, more))
+            }) {
                 next.push(line.then_missed(&more, t));
             }
         }

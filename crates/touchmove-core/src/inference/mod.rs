@@ -483,6 +483,55 @@ impl TurnHands {
             .any(|(left, _)| self.placements.iter().any(|(u, s)| *s == to && u == left))
     }
 
+    /// Whether the hands set `m`'s piece down on its square after lifting
+    /// it: false for a move to an empty square that no placement reached
+    /// since its piece left (the square filled before, by garbage or a
+    /// reading nobody's hand made). Captures, castling and en passant
+    /// always count (their squares stay full or change in several ways).
+    fn set_down_after_lift(&self, m: &Move) -> bool {
+        let Move::Normal {
+            from,
+            to,
+            capture: None,
+            ..
+        } = *m
+        else {
+            return true;
+        };
+        self.removals
+            .iter()
+            .filter(|(_, s)| *s == from)
+            .any(|(left, _)| self.placements.iter().any(|(u, s)| *s == to && u >= left))
+    }
+
+    /// Whether `plies` (missed plies of a line, played from `pos`) capture
+    /// a piece one of their own earlier plies set down, on a square the
+    /// hands never emptied after setting it down: the piece was read
+    /// arriving and never read leaving, so no capture took it (the hands
+    /// were seen; a swap quicker than a scan takes a piece that stood).
+    pub(super) fn captures_a_piece_never_read_leaving(&self, pos: &Chess, plies: &[Move]) -> bool {
+        let mut arrived = Bitboard::EMPTY;
+        let mut p = pos.clone();
+        for m in plies {
+            if let Some(sq) = captured_square(m).filter(|sq| arrived.contains(*sq)) {
+                let set_down = self
+                    .placements
+                    .iter()
+                    .filter(|(_, s)| *s == sq)
+                    .map(|(u, _)| *u)
+                    .min();
+                let left_after =
+                    set_down.is_some_and(|d| self.removals.iter().any(|(u, s)| *s == sq && *u > d));
+                if !left_after {
+                    return true;
+                }
+            }
+            arrived |= occupancy_after(&p, m) & !p.board().occupied();
+            p.play_unchecked(*m);
+        }
+        false
+    }
+
     /// Whether a raw toggle on the squares of `a` or `b` (two changes read
     /// in one scan) came within `window` before them.
     fn worked_before(&self, a: &SettledChange, b: &SettledChange, window: Millis) -> bool {
@@ -1504,8 +1553,10 @@ impl Inference {
         let Some(m) = self.pick(&cands) else {
             return false;
         };
-        if jump && self.turn.unseen_in_one_scan(&m, unread) {
-            // Not a hand: the board jumped (see `explain_jump`).
+        if jump && (self.turn.unseen_in_one_scan(&m, unread) || !self.turn.set_down_after_lift(&m))
+        {
+            // Not a hand: the board jumped (see `explain_jump`), or its
+            // piece stood on the square before the hand lifted it.
             return false;
         }
         if m.is_promotion() {
