@@ -813,3 +813,12 @@ fn a_piece_a_jump_set_down_and_lifted_two_readings_later_was_there() {
     // sensors were read again (for `...Qc6`): read as `...Qxb5`.
     random_game_with_two_jumps_is_read(&HandStyle::bullet(), 327, 10);
 }
+
+#[test]
+fn a_capture_sliding_over_a_square_at_the_press_is_a_move_in_progress() {
+    // `Qf2 Bxb3` unseen, `Re6`, then Black's bishop took back on e6 over
+    // c4 while White pressed: the bishop read on c4 dropped the line of
+    // `Re6` (no move in progress left a piece there), and a line of
+    // tempo moves was recorded.
+    random_game_with_two_jumps_is_read(&HandStyle::bullet(), 491, 0);
+}

@@ -701,6 +701,17 @@ impl Inference {
 /// Whether a move in progress in `pos` explains `board` (see
 /// [`Inference::in_progress`]).
 pub(super) fn in_progress_at(pos: &Chess, board: Bitboard) -> bool {
+    in_progress_with(pos, board, false)
+}
+
+/// [`in_progress_at`], read at a press: a piece that has left its square
+/// may also be passing over one on its way (the next mover's slide caught
+/// by the press between two squares, two hands, 1.1).
+pub(super) fn in_progress_at_press(pos: &Chess, board: Bitboard) -> bool {
+    in_progress_with(pos, board, true)
+}
+
+fn in_progress_with(pos: &Chess, board: Bitboard, sliding: bool) -> bool {
     let expected = pos.board().occupied();
     let missing = expected & !board;
     let extra = board & !expected;
@@ -720,7 +731,15 @@ pub(super) fn in_progress_at(pos: &Chess, board: Bitboard) -> bool {
         let left = (moving_from(m) & !board).any()
             || m.from()
                 .is_some_and(|from| (extra & !shakmaty::attacks::king_attacks(from)).is_empty());
-        (diff & !involved(pos, m)).is_empty() && (extra & !arrivals).is_empty() && left
+        let on_the_way = m
+            .from()
+            .filter(|from| sliding && !board.contains(*from))
+            .map_or(Bitboard::EMPTY, |from| {
+                shakmaty::attacks::between(from, m.to())
+            });
+        (diff & !involved(pos, m) & !on_the_way).is_empty()
+            && (extra & !arrivals & !on_the_way).is_empty()
+            && left
     })
 }
 

@@ -286,14 +286,22 @@ impl Inference {
     /// plies reaching one position, the one the hands were seen making
     /// (a pawn set down on d5 and taken en passant is no pawn moved to
     /// d6 and taken there).
-    fn placed_elsewhere(&self, base: &Chess, plies: &[Move]) -> usize {
+    /// Placements after `until` (when the line's last ply was seen made)
+    /// are the next move's hands at work, not the line's.
+    fn placed_elsewhere(&self, base: &Chess, plies: &[Move], until: Option<Millis>) -> usize {
         let mut pos = base.clone();
         let mut reached = Bitboard::EMPTY;
         for m in plies {
             reached |= arrival_squares(&pos, m);
             pos.play_unchecked(*m);
         }
-        let placed: Bitboard = self.turn.placements.iter().map(|(_, sq)| *sq).collect();
+        let placed: Bitboard = self
+            .turn
+            .placements
+            .iter()
+            .filter(|(u, _)| until.is_none_or(|until| *u <= until))
+            .map(|(_, sq)| *sq)
+            .collect();
         (placed & !reached).count()
     }
 
@@ -447,7 +455,12 @@ impl Inference {
             // Pieces only missing: a hand at work (a piece adjusted, the
             // next move begun); the board has not contradicted the line.
             let only_missing = (board & !pos.board().occupied()).is_empty();
-            if !unread_jump && (only_missing || explain::in_progress_at(&pos, board)) {
+            let in_progress = if self.pressing {
+                explain::in_progress_at_press(&pos, board)
+            } else {
+                explain::in_progress_at(&pos, board)
+            };
+            if !unread_jump && (only_missing || in_progress) {
                 // Read in one jumped scan, the pieces gone may as well be
                 // captures nobody saw (each captured piece never left its
                 // square): those plies stand beside the hand at work, and
@@ -607,6 +620,7 @@ impl Inference {
         .into_iter()
         .filter(|plies| {
             plies.iter().all(|m| (must_lift(m) & !seen).is_empty())
+                && !self.turn.captures_a_piece_never_read_leaving(record, plies)
                 && !open.iter().any(|l| &l.plies == plies)
         })
         .collect()
@@ -808,7 +822,7 @@ impl Inference {
                 (
                     !line.seen_last,
                     self.against_the_hands(&line.plies),
-                    self.placed_elsewhere(&base, &line.plies),
+                    self.placed_elsewhere(&base, &line.plies, line.seen_last.then_some(line.since)),
                     self.placed_out_of_order(&base, &line.plies),
                     guessed(line),
                 )

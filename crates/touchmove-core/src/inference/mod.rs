@@ -485,8 +485,8 @@ impl TurnHands {
 
     /// Whether the hands set `m`'s piece down on its square after lifting
     /// it: false for a move to an empty square that no placement reached
-    /// since its piece left (the square filled before, by garbage or a
-    /// reading nobody's hand made). Captures, castling and en passant
+    /// since its piece last left (the square filled before, by garbage or
+    /// a reading nobody's hand made). Captures, castling and en passant
     /// always count (their squares stay full or change in several ways).
     fn set_down_after_lift(&self, m: &Move) -> bool {
         let Move::Normal {
@@ -498,15 +498,21 @@ impl TurnHands {
         else {
             return true;
         };
-        self.removals
+        // (A piece whose lift was not read, in the air when the board was
+        // read again: its placement alone.)
+        let left = self
+            .removals
             .iter()
             .filter(|(_, s)| *s == from)
-            .any(|(left, _)| self.placements.iter().any(|(u, s)| *s == to && u >= left))
+            .map(|(u, _)| *u)
+            .max()
+            .unwrap_or(0);
+        self.placements.iter().any(|(u, s)| *s == to && *u >= left)
     }
 
     /// Whether `plies` (missed plies of a line, played from `pos`) capture
     /// a piece one of their own earlier plies set down, on a square the
-    /// hands never emptied after setting it down: the piece was read
+    /// hands never emptied after last setting a piece there: the piece was read
     /// arriving and never read leaving, so no capture took it (the hands
     /// were seen; a swap quicker than a scan takes a piece that stood).
     pub(super) fn captures_a_piece_never_read_leaving(&self, pos: &Chess, plies: &[Move]) -> bool {
@@ -519,7 +525,7 @@ impl TurnHands {
                     .iter()
                     .filter(|(_, s)| *s == sq)
                     .map(|(u, _)| *u)
-                    .min();
+                    .max();
                 let left_after =
                     set_down.is_some_and(|d| self.removals.iter().any(|(u, s)| *s == sq && *u > d));
                 if !left_after {
