@@ -137,13 +137,6 @@ impl Run {
                     return;
                 }
                 let m = legal[usize::from(i) % legal.len()];
-                if std::env::var("DBGP").is_ok() {
-                    eprintln!(
-                        "LEGAL {} at {}",
-                        m.to_uci(shakmaty::CastlingMode::Standard),
-                        self.t
-                    );
-                }
                 let mut after = pos.clone();
                 after.play_unchecked(m);
                 self.hands(&pos, m, &after);
@@ -214,9 +207,6 @@ fn check(
         return Ok(());
     }
     let mut pos = game.position().clone();
-    if std::env::var("DBGP").is_ok() {
-        eprintln!("TARGET FROM {} at {}", game.fen(), run.t);
-    }
     for &i in plies {
         let legal = pos.legal_moves();
         if legal.is_empty() {
@@ -224,9 +214,6 @@ fn check(
         }
         let mm = legal[usize::from(i) % legal.len()];
         pos.play_unchecked(mm);
-        if std::env::var("DBGP").is_ok() {
-            eprintln!("TARGET PLY {}", mm.to_uci(shakmaty::CastlingMode::Standard));
-        }
     }
     let target = pos.board().occupied();
     let last_mover = !pos.turn();
@@ -250,13 +237,6 @@ fn check(
 
         let mut after = pos.clone();
         after.play_unchecked(m);
-        if std::env::var("DBGP").is_ok() {
-            eprintln!(
-                "QUIET PLY {} at {}",
-                m.to_uci(shakmaty::CastlingMode::Standard),
-                run.t
-            );
-        }
         run.hands(&pos, m, &after);
         run.wait(400);
         if clock {
@@ -269,14 +249,6 @@ fn check(
     }
     run.wait(3000);
     record_is_legal(&run)?;
-    if std::env::var("DBGP").is_ok() {
-        for e in &run.events {
-            let j = e.to_json();
-            if !j.contains("piece_") || std::env::var("DBGP").unwrap() == "2" {
-                eprintln!("{}", j);
-            }
-        }
-    }
     let game = run.session.game();
     let recorded = game.position().board().occupied();
     let follows = game.is_over() || recorded == target;
@@ -1559,6 +1531,39 @@ mod found {
                 Legal(48),
             ],
             &[178],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_jump_with_lines_open_keeps_lines_with_the_other_side_to_move() {
+        // Lines open (`gxf5` or not), then the board jumped to three plies
+        // on from the record (`Ra2 Nd5 Ra1`): read as `Bd5 Ne4` (two plies,
+        // the same occupancy, White to move), and `...hxg4` was illegal
+        // under it for good.
+        check(
+            Profile::Casual,
+            false,
+            &[
+                Legal(134),
+                Legal(233),
+                Legal(240),
+                Legal(93),
+                Legal(141),
+                Legal(245),
+                Legal(135),
+                Toggle(0),
+                Toggle(9),
+                Legal(253),
+                Legal(21),
+                Legal(98),
+                Legal(200),
+                Toggle(56),
+                Legal(213),
+                Toggle(17),
+                Legal(33),
+            ],
+            &[128, 46, 146],
         )
         .unwrap();
     }

@@ -495,3 +495,20 @@ fn resumed_at_random_moments_the_record_goes_on_exactly() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn a_promotion_made_while_the_board_was_not_read_waits_for_its_piece() {
+    // Down while Black's pawn went to c1 (its lift never read): the new
+    // piece, a knight, is told by how it moves; a jump's test that a hand
+    // set the piece down after lifting it has nothing to go on here.
+    use touchmove_synth::{self as synth, HandStyle};
+    let mut style = HandStyle::random();
+    style.slide_overlap = 0.3;
+    let (start, game) = synth::random_game(5069, 120);
+    let synthesized = synth::synthesize(&start, &game, &style, 69 * 13 + 1);
+    let source = support::source_uci(&start, &game);
+    assert_eq!(source[115], "c2c1n");
+    let (s, out) = resumed(&synthesized.trace, 1_211_014, 1_211_329).unwrap();
+    assert_eq!(support::played_uci(&s), source);
+    assert!(!out.iter().any(|e| e.kind.is_alert()));
+}

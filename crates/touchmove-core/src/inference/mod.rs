@@ -498,15 +498,17 @@ impl TurnHands {
         else {
             return true;
         };
-        // (A piece whose lift was not read, in the air when the board was
-        // read again: its placement alone.)
-        let left = self
+        // (A piece whose lift was not read, in the air or moved while the
+        // board was not read: nothing tells.)
+        let Some(left) = self
             .removals
             .iter()
             .filter(|(_, s)| *s == from)
             .map(|(u, _)| *u)
             .max()
-            .unwrap_or(0);
+        else {
+            return true;
+        };
         self.placements.iter().any(|(u, s)| *s == to && *u >= left)
     }
 
@@ -1392,7 +1394,7 @@ impl Inference {
             // plies the hands were seen making), and lines searched
             // afresh from the record stand beside them (the lines may
             // have come of garbage read); the next moves tell.
-            let fresh = if jump && unread {
+            let mut fresh = if jump && unread {
                 missed::explanations(
                     self.game.position(),
                     board,
@@ -1403,6 +1405,19 @@ impl Inference {
             } else {
                 Vec::new()
             };
+            // (As a jump read without lines open: the board may be one ply
+            // further on, the other side to move, where a piece was set
+            // down.)
+            if (board & !self.game.position().board().occupied()).any() {
+                let other_side = missed::with_the_other_side_to_move(
+                    self.game.position(),
+                    board,
+                    self.white,
+                    &fresh,
+                    self.config.max_missed_plies,
+                );
+                fresh.extend(other_side);
+            }
             let read = if !fresh.is_empty() {
                 hypotheses::JumpRead::FromTheRecordToo
             } else if jump && unread {
