@@ -822,3 +822,12 @@ fn a_capture_sliding_over_a_square_at_the_press_is_a_move_in_progress() {
     // tempo moves was recorded.
     random_game_with_two_jumps_is_read(&HandStyle::bullet(), 491, 0);
 }
+
+#[test]
+fn a_hand_at_work_after_a_jump_is_kept_beside_many_longer_lines() {
+    // `...Qd5 Kg3` unseen, Black's b6 pawn already in the hand when the
+    // sensors were read again: 64 six-ply lines (the bishop taking b6 and
+    // going back) reach one position and cut off the line with the hand
+    // at work; the first of them was recorded.
+    random_game_with_two_jumps_is_read(&HandStyle::bullet(), 340, 0);
+}

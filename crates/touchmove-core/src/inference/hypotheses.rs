@@ -217,6 +217,9 @@ impl Inference {
                 self.placed_out_of_order(&base, plies),
             )
         });
+        // (Lines with a hand at work are few: never cut off by the bound
+        // on open lines where many longer lines reach one position.)
+        lines.truncate(MAX_LINES.saturating_sub(at_work.len()));
         let lines = lines
             .into_iter()
             .map(|plies| Line::missed(plies, t))
