@@ -514,7 +514,7 @@ impl TurnHands {
 
     /// Whether `plies` (missed plies of a line, played from `pos`) capture
     /// a piece one of their own earlier plies set down, on a square the
-    /// hands never emptied after last setting a piece there: the piece was read
+    /// hands never emptied after a piece arrived there: the piece was read
     /// arriving and never read leaving, so no capture took it (the hands
     /// were seen; a swap quicker than a scan takes a piece that stood).
     pub(super) fn captures_a_piece_never_read_leaving(&self, pos: &Chess, plies: &[Move]) -> bool {
@@ -522,15 +522,25 @@ impl TurnHands {
         let mut p = pos.clone();
         for m in plies {
             if let Some(sq) = captured_square(m).filter(|sq| arrived.contains(*sq)) {
-                let set_down = self
-                    .placements
-                    .iter()
-                    .filter(|(_, s)| *s == sq)
-                    .map(|(u, _)| *u)
-                    .max();
-                let left_after =
-                    set_down.is_some_and(|d| self.removals.iter().any(|(u, s)| *s == sq && *u > d));
-                if !left_after {
+                let placed = || {
+                    self.placements
+                        .iter()
+                        .filter(|(_, s)| *s == sq)
+                        .map(|(u, _)| *u)
+                };
+                let removed = || {
+                    self.removals
+                        .iter()
+                        .filter(|(_, s)| *s == sq)
+                        .map(|(u, _)| *u)
+                };
+                // Read leaving after the last piece set down there, or
+                // between an arrival and the capturing piece set down.
+                let left = placed().max().is_some_and(|last| {
+                    removed().any(|r| r > last)
+                        || removed().any(|r| r < last && placed().any(|p| p < r))
+                });
+                if !left {
                     return true;
                 }
             }
@@ -1749,4 +1759,55 @@ fn squares_at(times: &[Option<Millis>; 64]) -> Bitboard {
         .into_iter()
         .filter(|sq| times[*sq as usize].is_some())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::uci::UciMove;
+
+    /// `...a5-a4` then `Qa3xa4` from a position with White's queen on a3.
+    fn pawn_then_capture() -> (Chess, Vec<Move>) {
+        let pos: Chess = "4k3/8/8/p7/8/Q7/8/4K3 b - - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let mut p = pos.clone();
+        let plies: Vec<Move> = ["a5a4", "a3a4"]
+            .iter()
+            .map(|u| {
+                let m = u.parse::<UciMove>().unwrap().to_move(&p).unwrap();
+                p.play_unchecked(m);
+                m
+            })
+            .collect();
+        (pos, plies)
+    }
+
+    #[test]
+    fn a_piece_read_arriving_and_never_leaving_was_not_captured() {
+        let (pos, plies) = pawn_then_capture();
+        let mut hands = TurnHands::default();
+        hands.removals.push((100, Square::A5));
+        hands.placements.push((300, Square::A4));
+        assert!(hands.captures_a_piece_never_read_leaving(&pos, &plies));
+        // An older piece set down and taken away there long before.
+        hands.placements.insert(0, (10, Square::A4));
+        hands.removals.insert(0, (10, Square::A4));
+        assert!(hands.captures_a_piece_never_read_leaving(&pos, &plies));
+    }
+
+    #[test]
+    fn a_piece_read_leaving_before_the_capturing_piece_was_set_down_was_captured() {
+        let (pos, plies) = pawn_then_capture();
+        let mut hands = TurnHands::default();
+        hands.removals.push((100, Square::A5));
+        hands.placements.push((300, Square::A4));
+        hands.removals.push((340, Square::A3));
+        hands.removals.push((360, Square::A4));
+        hands.placements.push((400, Square::A4));
+        assert!(!hands.captures_a_piece_never_read_leaving(&pos, &plies));
+    }
 }
