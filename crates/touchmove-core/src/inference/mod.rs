@@ -1404,30 +1404,23 @@ impl Inference {
             // plies the hands were seen making), and lines searched
             // afresh from the record stand beside them (the lines may
             // have come of garbage read); the next moves tell.
-            let mut fresh = if jump && unread {
-                missed::explanations(
-                    self.game.position(),
-                    board,
-                    self.white,
-                    self.config.max_missed_plies,
-                    missed::Roam::Short,
-                )
+            let fresh = if jump && unread {
+                let record = self.game.position();
+                let max = self.config.max_missed_plies;
+                let mut fresh =
+                    missed::explanations(record, board, self.white, max, missed::Roam::Short);
+                // (As a jump read without lines open: the board may be one
+                // ply further on, the other side to move, where a piece was
+                // set down.)
+                if (board & !record.board().occupied()).any() {
+                    let other_side =
+                        missed::with_the_other_side_to_move(record, board, self.white, &fresh, max);
+                    fresh.extend(other_side);
+                }
+                fresh
             } else {
                 Vec::new()
             };
-            // (As a jump read without lines open: the board may be one ply
-            // further on, the other side to move, where a piece was set
-            // down.)
-            if (board & !self.game.position().board().occupied()).any() {
-                let other_side = missed::with_the_other_side_to_move(
-                    self.game.position(),
-                    board,
-                    self.white,
-                    &fresh,
-                    self.config.max_missed_plies,
-                );
-                fresh.extend(other_side);
-            }
             let read = if !fresh.is_empty() {
                 hypotheses::JumpRead::FromTheRecordToo
             } else if jump && unread {
