@@ -831,3 +831,13 @@ fn a_hand_at_work_after_a_jump_is_kept_beside_many_longer_lines() {
     // at work; the first of them was recorded.
     random_game_with_two_jumps_is_read(&HandStyle::bullet(), 340, 0);
 }
+
+#[test]
+fn a_jump_while_lines_are_open_may_leave_the_other_side_to_move() {
+    // Lines open over `Kxc3 h1=Q Bf2` (two orders, the new piece a queen
+    // or a rook: its later moves are a rook's), then `Bc7 Rc5 Kb3 Rd5`
+    // unseen: three plies (`Bc7 Rd5 Kb3`) reach that board with Black to
+    // move, and White's `Bd8+` next dropped every line. The record
+    // stopped for the last 88 plies of the game.
+    random_game_with_two_jumps_is_read(&HandStyle::casual(), 496, 0);
+}

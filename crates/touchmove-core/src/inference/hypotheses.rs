@@ -516,12 +516,20 @@ impl Inference {
             } else {
                 EXTEND_PLIES
             };
-            let found =
+            let mut found =
                 match missed::search_with(&pos, board, self.white, plies, missed::Roam::Never) {
                     missed::Explanation::Unique(more) => vec![more],
                     missed::Explanation::Ambiguous(more) => more,
                     missed::Explanation::None => Vec::new(),
                 };
+            // After a jump, as for a jump read with no line open: the board
+            // may be a ply further on, the other side to move (a piece
+            // gone on by way of another square); the next move tells.
+            if unseen {
+                let other_side =
+                    missed::with_the_other_side_to_move(&pos, board, self.white, &found, plies);
+                found.extend(other_side);
+            }
             // The hands were seen: every piece these plies move or take
             // was lifted. (Not after a jump: nobody saw them.)
             for more in found.into_iter().filter(|more| {
