@@ -841,3 +841,24 @@ fn a_jump_while_lines_are_open_may_leave_the_other_side_to_move() {
     // stopped for the last 88 plies of the game.
     random_game_with_two_jumps_is_read(&HandStyle::casual(), 496, 0);
 }
+
+#[test]
+fn a_capture_quicker_than_a_scan_extends_open_lines() {
+    // Lines open over `hxg4 d4 c5 bxa3` (four plies unseen), `...cxd4
+    // Qd3` seen under them, then `...gxf3` with the pawn on f3 taken and
+    // the capturing pawn set down within one scan, White's `Qe4` made
+    // before Black's press (blitz hands, 10 ms scans): no line took a
+    // piece never read leaving, every line was dropped, and the record
+    // stopped at ply 11 of 140.
+    random_game_with_two_jumps_is_read(&HandStyle::by_name("blitz-hands").unwrap(), 163, 10);
+}
+
+#[test]
+fn a_capture_quicker_than_a_scan_is_no_line_beside_a_move_seen_made() {
+    // Lines open over `Bf5 hxg4` and longer jumps (`Bb3 Nf5 Bxa2 h4`),
+    // then `...e5` seen: under the longer lines the pawn taking the bishop
+    // on g5 quicker than a scan read the board too, and kept them open
+    // beside the line that saw the move made; the knight passing over f6
+    // at Black's press then dropped every line.
+    random_game_with_two_jumps_is_read(&HandStyle::bullet(), 353, 0);
+}

@@ -359,6 +359,9 @@ impl Inference {
         let mut next_hand_since: Option<Millis> = None;
         // Lines kept only because the board still shows their position.
         let mut unchanged: Vec<usize> = Vec::new();
+        // Lines kept only by a capture whose captured piece was never read
+        // leaving its square (quicker than a scan).
+        let mut quick_captures: Vec<usize> = Vec::new();
         // Lines kept only because a hand may be at work under them.
         let mut waiting: Vec<usize> = Vec::new();
         for line in pending.lines {
@@ -530,15 +533,35 @@ impl Inference {
                     missed::with_the_other_side_to_move(&pos, board, self.white, &found, plies);
                 found.extend(other_side);
             }
-            // The hands were seen: every piece these plies move or take
-            // was lifted. (Not after a jump: nobody saw them.)
+            // The hands were seen: every piece these plies move was
+            // lifted (a captured piece may have left its square quicker
+            // than a scan, as the record reads missed captures). (Not
+            // after a jump: nobody saw them.)
             for more in found.into_iter().filter(|more| {
                 unseen
-                    || (more.iter().all(|m| (must_lift(m) & !seen).is_empty())
+                    || (more.iter().all(|m| (moving_from(m) & !seen).is_empty())
                         && !self.turn.captures_a_piece_never_read_leaving(&pos, more))
             }) {
+                if !unseen && more.iter().any(|m| (must_lift(m) & !seen).any()) {
+                    quick_captures.push(next.len());
+                }
                 next.push(line.then_missed(&more, t));
             }
+        }
+        if extended > 0 {
+            // Under some line the hands were seen making a move, every
+            // piece of it lifted: no sensor missed anything there, and a
+            // capture read under another line only by assuming one did
+            // (its captured piece never read leaving) is dropped.
+            let mut i = 0;
+            next.retain(|_| {
+                i += 1;
+                !quick_captures.contains(&(i - 1))
+            });
+            // (The indices below were taken before: shift them.)
+            let dropped = |k: usize| quick_captures.iter().filter(|&&q| q < k).count();
+            unchanged = unchanged.iter().map(|&k| k - dropped(k)).collect();
+            waiting = waiting.iter().map(|&k| k - dropped(k)).collect();
         }
         if next.is_empty() {
             self.close_candidates(t, &pending.announced);
