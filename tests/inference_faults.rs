@@ -862,3 +862,23 @@ fn a_capture_quicker_than_a_scan_is_no_line_beside_a_move_seen_made() {
     // at Black's press then dropped every line.
     random_game_with_two_jumps_is_read(&HandStyle::bullet(), 353, 0);
 }
+
+#[test]
+fn pieces_gone_under_open_lines_may_be_a_capture_quicker_than_a_scan_answered() {
+    // Lines open over `dxe3 Nxc3/Nxg3 Nh7` (the knight's capture on c3
+    // or g3 not yet told), then `Rxf8+` with the rook on f8 taken and the
+    // capturing rook set down within one scan (nudging hands, 10 ms
+    // scans), and `...Kxf8` seen: pieces only missing, every line waited
+    // for a hand at work for the rest of the game (the record stopped at
+    // ply 59 of 121).
+    random_game_with_two_jumps_is_read(&HandStyle::by_name("nudges").unwrap(), 166, 10);
+}
+
+#[test]
+fn a_pawn_held_for_a_promotion_under_open_lines_is_no_capture_quicker_than_a_scan() {
+    // Lines open over `...Rh7` (and tempo lines), White's pawn lifted
+    // from d7 and held 2.4 s while the promoted rook is fetched: read at
+    // once as a capture-promotion on c8 quicker than a scan, beside the
+    // hand at work, it left `d8=Q` recorded for `d8=R`.
+    random_game_with_two_faults_is_read(&HandStyle::by_name("blitz-hands").unwrap(), 464, 0);
+}

@@ -579,7 +579,25 @@ impl Inference {
             // been dropped on a piece set down a moment on an empty
             // square): those plies stand beside them.
             let fresh = self.seen_from_the_record(board, pending.opened_board, &next);
+            // Or, under a line, its pieces gone were captures quicker than
+            // a scan, perhaps answered (as the record reads pieces gone
+            // and nothing moving): those plies extend it, once the board
+            // has been quiet for longer than a hand holds a piece.
+            let quiet_from = self.turn.active_at.iter().flatten().max().copied();
+            let quick: Vec<Line> = match quiet_from.map(|q| q.saturating_add(HAND_HOLD_MS)) {
+                Some(quiet) if t <= quiet => {
+                    self.lines_waiting_until = Some(quiet.saturating_add(1));
+                    Vec::new()
+                }
+                _ => next
+                    .iter()
+                    .flat_map(|line| {
+                        self.missed_captures_under(&base, line, pending.opened_board, board, t)
+                    })
+                    .collect(),
+            };
             // (No line saw a move: `firm` is 0, `waiting` not used again.)
+            next.extend(quick);
             next.splice(0..0, fresh.into_iter().map(|plies| Line::missed(plies, t)));
         } else if read == JumpRead::No && waiting.len() == next.len() {
             // Judged again once the last of them has waited longer than a
@@ -630,6 +648,29 @@ impl Inference {
             },
         );
         true
+    }
+
+    /// `line` extended by captures the sensors missed (each captured
+    /// piece never read leaving its square), perhaps answered, that
+    /// explain `board` in full: every piece they move seen lifted.
+    fn missed_captures_under(
+        &self,
+        base: &Chess,
+        line: &Line,
+        opened_board: Bitboard,
+        board: Bitboard,
+        t: Millis,
+    ) -> Vec<Line> {
+        let pos = play_line(base, &line.plies);
+        let seen = self.turn.seen() | held(&pos, opened_board, board);
+        missed::explanations(&pos, board, self.white, EXTEND_PLIES, missed::Roam::Never)
+            .into_iter()
+            .filter(|more| {
+                more.iter().all(|m| (moving_from(m) & !seen).is_empty())
+                    && !self.turn.captures_a_piece_never_read_leaving(&pos, more)
+            })
+            .map(|more| line.then_missed(&more, t))
+            .collect()
     }
 
     /// Lines of plies from the record that explain `board` in full, not
