@@ -745,3 +745,20 @@ fn fast_hands_read_at_1_to_20_ms_scans_are_read_exactly() {
         }
     }
 }
+
+#[test]
+fn a_piece_slid_over_squares_of_a_slow_board_is_no_move_made_there() {
+    // A board read every 25 ms: a rook slid from h3 over g3 (and on to
+    // d3) reads standing on g3 for up to a period longer than it did, and
+    // was read as `Rg3` made (4.6) and then moved on, a breach of 4.7
+    // (random hands, games 4 and 14; a tenth of the games at 25 ms).
+    for seed in [4, 14] {
+        let style = HandStyle::random();
+        let (start, moves) = synth::random_game(seed, 160);
+        let mut s = synth::synthesize(&start, &moves, &style, seed * 7 + 3);
+        s.trace = synth::sampled::sampled(&s.trace, 25);
+        if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed * 7 + 3) {
+            panic!("random seed {seed} read at 25 ms: {e}");
+        }
+    }
+}

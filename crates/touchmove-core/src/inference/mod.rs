@@ -260,6 +260,8 @@ struct TurnHands {
     removals: Vec<(Millis, Square)>,
     /// Raw toggles this turn, in order (too brief for the debounce).
     toggles: Vec<(Millis, Square)>,
+    /// [`two_hands::release_min`] at the board's scan period.
+    release_min: Millis,
     /// When the board was last restored to the record's position this
     /// turn (an illegal move reinstated, a displaced piece put back).
     restored_at: Option<Millis>,
@@ -387,9 +389,7 @@ impl TurnHands {
                     .iter()
                     .find(|(u, s)| *s == sq && *u > p)
                     .map_or(now, |(u, _)| self.first_contact(sq, *u))
-                    >= self
-                        .first_contact(sq, p)
-                        .saturating_add(two_hands::RELEASE_MIN_MS)
+                    >= self.first_contact(sq, p).saturating_add(self.release_min)
             })
     }
 
@@ -440,7 +440,7 @@ impl TurnHands {
         self.removals
             .iter()
             .find(|(u, s)| *s == sq && *u > placed)
-            .is_some_and(|(u, _)| *u >= placed.saturating_add(two_hands::RELEASE_MIN_MS))
+            .is_some_and(|(u, _)| *u >= placed.saturating_add(self.release_min))
     }
 
     /// When the piece on `sq` first left it this turn (a later hand may
@@ -597,6 +597,7 @@ impl TurnHands {
 impl Default for TurnHands {
     fn default() -> TurnHands {
         TurnHands {
+            release_min: two_hands::RELEASE_MIN_MS,
             touches: Vec::new(),
             lifts: Bitboard::EMPTY,
             flicker: Bitboard::EMPTY,
@@ -1231,7 +1232,7 @@ impl Inference {
             // stand: a piece passing over the square (a hand brushing it
             // on its way), not the piece the game has there being touched.
             let passing = self.turn.placed_at[sq as usize]
-                .is_some_and(|p| t < p.saturating_add(two_hands::RELEASE_MIN_MS));
+                .is_some_and(|p| t < p.saturating_add(self.turn.release_min));
             if self.adjusting {
                 // An adjustment announced beforehand (4.2): not a touch.
                 self.adjusting = false;
@@ -1282,6 +1283,7 @@ impl Inference {
     pub fn raw(&mut self, raw: Bitboard, scan_period: Millis, shortest_gap: Option<Millis>) {
         self.raw = raw;
         self.scan_period = scan_period;
+        self.turn.release_min = two_hands::release_min(scan_period);
         self.shortest_gap = shortest_gap;
     }
 

@@ -12,6 +12,22 @@ use super::*;
 /// contacts' bounce in between is no part of it).
 pub(super) const RELEASE_MIN_MS: Millis = 90;
 
+/// The scan period up to which [`RELEASE_MIN_MS`] holds as it is.
+const RELEASE_FINE_PERIOD_MS: Millis = 10;
+
+/// How long a piece set down must stand on its square before it counts as
+/// released there (4.6) rather than passing over it, on a board read every
+/// `scan_period` ms: a reading shows a change up to a period late, so a
+/// piece sliding over a square for 80 ms may read standing there for most
+/// of a period more. [`RELEASE_MIN_MS`], longer by what the period exceeds
+/// [`RELEASE_FINE_PERIOD_MS`]. (Measured with `hand_probe` at 25 ms: slides
+/// read as a move made then moved on, 4.7, in a tenth of the games without
+/// it; bullet hands taking a piece 100 ms after it was set down are read
+/// less well with it, fewer games by far.)
+pub(super) fn release_min(scan_period: Millis) -> Millis {
+    RELEASE_MIN_MS.saturating_add(scan_period.saturating_sub(RELEASE_FINE_PERIOD_MS))
+}
+
 /// A move found on the board under pieces lifted since it was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct MadeUnder {
@@ -106,7 +122,7 @@ fn swapped_at(turn: &TurnHands, square: Square, set: Millis, own: Bitboard) -> O
         turn.removals
             .iter()
             .find(|(u, s)| *s == square && *u > p)
-            .is_none_or(|(u, _)| *u >= p.saturating_add(RELEASE_MIN_MS))
+            .is_none_or(|(u, _)| *u >= p.saturating_add(turn.release_min))
     });
     (!others).then(|| stood.unwrap_or(on))
 }
