@@ -762,3 +762,25 @@ fn a_piece_slid_over_squares_of_a_slow_board_is_no_move_made_there() {
         }
     }
 }
+
+#[test]
+fn games_on_boards_read_every_50_and_100_ms_are_read() {
+    // Slow boards (a Hall board read through an ADC at 10 Hz): readings
+    // every 50 ms were taken for readings to the millisecond (no scan
+    // period allowed for), and slides read as moves made then moved on
+    // (4.7) in four games of five; at 100 ms in nearly all.
+    for (name, seed, period) in [
+        ("random", 0, 50),
+        ("random", 1, 50),
+        ("random", 0, 100),
+        ("casual", 2, 100),
+    ] {
+        let style = HandStyle::by_name(name).unwrap();
+        let (start, moves) = synth::random_game(seed, 160);
+        let mut s = synth::synthesize(&start, &moves, &style, seed * 7 + 3);
+        s.trace = synth::sampled::sampled(&s.trace, period);
+        if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed * 7 + 3) {
+            panic!("{name} seed {seed} read at {period} ms: {e}");
+        }
+    }
+}
