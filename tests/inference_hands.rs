@@ -733,16 +733,23 @@ fn fast_hands_read_at_1_to_20_ms_scans_are_read_exactly() {
         ("bullet", 1750, 10),
         ("bullet", 873, 10),
     ] {
-        let style = HandStyle::by_name(style).unwrap();
-        let (start, moves) = synth::random_game(seed, 160);
-        let mut s = synth::synthesize(&start, &moves, &style, seed * 7 + 3);
-        if period > 0 {
-            // (0: the trace as written, to the millisecond.)
-            s.trace = synth::sampled::sampled(&s.trace, period);
-        }
-        if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed * 7 + 3) {
-            panic!("{} seed {seed} read at {period} ms: {e}", style.name);
-        }
+        random_game_is_read(style, seed, period);
+    }
+}
+
+/// Random game `seed` made by the hands of the style called `style`
+/// (seeded as `hand_probe` seeds it), read at a scan period of `period`
+/// ms (0: the trace as written, to the millisecond): the game's moves,
+/// with no alert.
+fn random_game_is_read(style: &str, seed: u64, period: u64) {
+    let style = HandStyle::by_name(style).unwrap();
+    let (start, moves) = synth::random_game(seed, 160);
+    let mut s = synth::synthesize(&start, &moves, &style, seed * 7 + 3);
+    if period > 0 {
+        s.trace = synth::sampled::sampled(&s.trace, period);
+    }
+    if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed * 7 + 3) {
+        panic!("{} seed {seed} read at {period} ms: {e}", style.name);
     }
 }
 
@@ -753,13 +760,7 @@ fn a_piece_slid_over_squares_of_a_slow_board_is_no_move_made_there() {
     // was read as `Rg3` made (4.6) and then moved on, a breach of 4.7
     // (random hands, games 4 and 14; a tenth of the games at 25 ms).
     for seed in [4, 14] {
-        let style = HandStyle::random();
-        let (start, moves) = synth::random_game(seed, 160);
-        let mut s = synth::synthesize(&start, &moves, &style, seed * 7 + 3);
-        s.trace = synth::sampled::sampled(&s.trace, 25);
-        if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed * 7 + 3) {
-            panic!("random seed {seed} read at 25 ms: {e}");
-        }
+        random_game_is_read("random", seed, 25);
     }
 }
 
@@ -775,12 +776,6 @@ fn games_on_boards_read_every_50_and_100_ms_are_read() {
         ("random", 0, 100),
         ("casual", 2, 100),
     ] {
-        let style = HandStyle::by_name(name).unwrap();
-        let (start, moves) = synth::random_game(seed, 160);
-        let mut s = synth::synthesize(&start, &moves, &style, seed * 7 + 3);
-        s.trace = synth::sampled::sampled(&s.trace, period);
-        if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed * 7 + 3) {
-            panic!("{name} seed {seed} read at {period} ms: {e}");
-        }
+        random_game_is_read(name, seed, period);
     }
 }

@@ -1567,6 +1567,35 @@ mod found {
         )
         .unwrap();
     }
+    #[test]
+    fn a_capture_quicker_than_a_scan_comes_after_the_ply_before_it() {
+        // Lines open over `Nd4`, the board set to `Nxg5` (the knight off
+        // d4 and f3), then `...Bg7`: `Nd4 Bg7 Nxc6`, the knight taking c6
+        // quicker than a scan, read the board too, though the knight was
+        // lifted from d4 before Black's bishop was.
+        let actions = [
+            Legal(78),
+            Legal(42),
+            Toggle(6),
+            Legal(157),
+            Bounce(40),
+            Toggle(24),
+            Garbage(2_965_263_169_194_714_624),
+            Wait(158),
+            Legal(207),
+            Legal(40),
+            Legal(187),
+            Toggle(0),
+            Toggle(17),
+            Legal(63),
+            Legal(22),
+            Legal(200),
+            Toggle(0),
+            Legal(79),
+            Legal(96),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[45]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

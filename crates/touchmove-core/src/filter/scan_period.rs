@@ -13,11 +13,10 @@ use crate::Millis;
 /// A period of this or more is none: readings written only at their
 /// changes, each timed to the millisecond. (Boards are read every
 /// 1–100 ms: the board profiles in `hw/` scan at 10 to 200 Hz, a Hall
-/// board read through an ADC at 10 Hz the slowest. Below 120 ms, a slow
-/// board's period is told, and the inference allows for readings that
-/// show each change up to a period late: as 50, readings every 50 ms were
-/// taken for readings to the millisecond, and a piece slid over a square
-/// read as set down there.)
+/// board read through an ADC at 10 Hz the slowest. A slow board's period
+/// is told, and the inference allows for readings that show each change
+/// up to a period late; taken for readings to the millisecond, a board
+/// read every 50 ms had pieces slid over squares read as set down there.)
 pub const MAX_SCAN_PERIOD_MS: Millis = 120;
 
 /// What the readings so far tell of the scan period.

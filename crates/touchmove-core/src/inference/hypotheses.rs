@@ -540,7 +540,8 @@ impl Inference {
             for more in found.into_iter().filter(|more| {
                 unseen
                     || (more.iter().all(|m| (moving_from(m) & !seen).is_empty())
-                        && !self.turn.captures_a_piece_never_read_leaving(&pos, more))
+                        && !self.turn.captures_a_piece_never_read_leaving(&pos, more)
+                        && self.turn.lifted_in_order(more))
             }) {
                 if !unseen && more.iter().any(|m| (must_lift(m) & !seen).any()) {
                     quick_captures.push(next.len());
@@ -668,6 +669,7 @@ impl Inference {
             .filter(|more| {
                 more.iter().all(|m| (moving_from(m) & !seen).is_empty())
                     && !self.turn.captures_a_piece_never_read_leaving(&pos, more)
+                    && self.turn.lifted_in_order(more)
             })
             .map(|more| line.then_missed(&more, t))
             .collect()

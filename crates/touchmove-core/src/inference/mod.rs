@@ -512,6 +512,29 @@ impl TurnHands {
         self.placements.iter().any(|(u, s)| *s == to && *u >= left)
     }
 
+    /// Whether the pieces `plies` move were lifted in the plies' order:
+    /// each ply's piece last lifted after the piece of the ply before it
+    /// first was (a piece lifted before the opponent's reply began is no
+    /// capture made after it).
+    pub(super) fn lifted_in_order(&self, plies: &[Move]) -> bool {
+        let last = |m: &Move| {
+            moving_from(m)
+                .into_iter()
+                .filter_map(|s| self.lifted_at[s as usize])
+                .max()
+        };
+        let first = |m: &Move| {
+            moving_from(m)
+                .into_iter()
+                .filter_map(|s| self.first_lift(s))
+                .min()
+        };
+        plies.windows(2).all(|w| match (first(&w[0]), last(&w[1])) {
+            (Some(a), Some(b)) => b > a,
+            _ => true,
+        })
+    }
+
     /// Whether `plies` (missed plies of a line, played from `pos`) capture
     /// a piece one of their own earlier plies set down, on a square the
     /// hands never emptied after a piece arrived there: the piece was read
