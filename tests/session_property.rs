@@ -1596,6 +1596,28 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[45]).unwrap();
     }
+    #[test]
+    fn a_bishop_lifted_under_open_lines_may_have_taken_quicker_than_a_scan() {
+        // Lines open over `Nb5` (played by hand while a rook was read
+        // off a1 and onto b2), then the board set to `bxa5 Bb4 Nb5` from
+        // the record: the same occupancy as `Nb5` with Black's bishop in
+        // the hand, read so; after `...Na6 Nh3` nothing explained the
+        // board. Read as `...Bxb4` quicker than a scan, a line reaches it.
+        let actions = [
+            Legal(121),
+            Garbage(196_096),
+            Legal(86),
+            Legal(7),
+            Legal(184),
+            Legal(222),
+            Legal(213),
+            Legal(128),
+            Toggle(0),
+            Toggle(9),
+            Legal(235),
+        ];
+        check(Profile::Casual, false, &actions, &[72, 82, 110]).unwrap();
+    }
 }
 
 fn cases() -> u32 {
