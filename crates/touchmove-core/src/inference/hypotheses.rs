@@ -537,12 +537,10 @@ impl Inference {
             // lifted (a captured piece may have left its square quicker
             // than a scan, as the record reads missed captures). (Not
             // after a jump: nobody saw them.)
-            for more in found.into_iter().filter(|more| {
-                unseen
-                    || (more.iter().all(|m| (moving_from(m) & !seen).is_empty())
-                        && !self.turn.captures_a_piece_never_read_leaving(&pos, more)
-                        && self.turn.lifted_in_order(more))
-            }) {
+            for more in found
+                .into_iter()
+                .filter(|more| unseen || self.seen_making(&pos, more, seen))
+            {
                 if !unseen && more.iter().any(|m| (must_lift(m) & !seen).any()) {
                     quick_captures.push(next.len());
                 }
@@ -666,13 +664,19 @@ impl Inference {
         let seen = self.turn.seen() | held(&pos, opened_board, board);
         missed::explanations(&pos, board, self.white, EXTEND_PLIES, missed::Roam::Never)
             .into_iter()
-            .filter(|more| {
-                more.iter().all(|m| (moving_from(m) & !seen).is_empty())
-                    && !self.turn.captures_a_piece_never_read_leaving(&pos, more)
-                    && self.turn.lifted_in_order(more)
-            })
+            .filter(|more| self.seen_making(&pos, more, seen))
             .map(|more| line.then_missed(&more, t))
             .collect()
+    }
+
+    /// Whether the hands were seen making `plies` from `pos`: every piece
+    /// they move lifted (`seen`), in the plies' order, and no piece taken
+    /// that was read arriving and never read leaving (a captured piece may
+    /// have left its square quicker than a scan).
+    fn seen_making(&self, pos: &Chess, plies: &[Move], seen: Bitboard) -> bool {
+        plies.iter().all(|m| (moving_from(m) & !seen).is_empty())
+            && !self.turn.captures_a_piece_never_read_leaving(pos, plies)
+            && self.turn.lifted_in_order(plies)
     }
 
     /// Lines of plies from the record that explain `board` in full, not
