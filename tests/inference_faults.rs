@@ -882,3 +882,63 @@ fn a_pawn_held_for_a_promotion_under_open_lines_is_no_capture_quicker_than_a_sca
     // hand at work, it left `d8=Q` recorded for `d8=R`.
     random_game_with_two_faults_is_read(&HandStyle::by_name("blitz-hands").unwrap(), 464, 0);
 }
+
+/// A game with two jumps (as [`random_game_with_two_jumps_is_read`]) whose
+/// record may stop short of the game's end with lines still open, but
+/// never records a move that was not played: what it records reaches a
+/// position the game went through, and lines are named while it waits.
+fn random_game_with_two_jumps_records_no_wrong_move(style: &HandStyle, game: u64, period: u64) {
+    use shakmaty::Position;
+    let (start, moves) = synth::random_game(game, 160);
+    let (placed, mut s) = faults::inject_jumps(&start, &moves, style, game * 7 + 3, 2).unwrap();
+    if period > 0 {
+        s.trace = synth::sampled::sampled(&s.trace, period);
+    }
+    let out = support::run(&s, None);
+    // The plies of a jump may be recorded in another order, or as fewer
+    // plies reaching the same position.
+    let position = |fen: String| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
+    let recorded = position(out.session.game().fen());
+    let mut reached = start.clone();
+    let mut passed = vec![position(touchmove_core::game::fen_of(&reached))];
+    for m in &moves {
+        reached.play_unchecked(*m);
+        passed.push(position(touchmove_core::game::fen_of(&reached)));
+    }
+    assert!(
+        passed.contains(&recorded),
+        "jumps {placed:?}: record {:?} reaches a position the game {:?} never did",
+        support::played_uci(&out.session),
+        support::source_uci(&start, &moves)
+    );
+    let open = out.events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::Candidates { lines } => Some(lines.clone()),
+        _ => None,
+    });
+    assert!(
+        passed.last() == Some(&recorded) || open.is_some_and(|lines| !lines.is_empty()),
+        "jumps {placed:?}: the record stopped at ply {} with no lines named",
+        out.session.game().moves().len()
+    );
+}
+
+#[test]
+fn a_queen_given_and_taken_unseen_is_no_piece_in_the_hand_that_comes_back() {
+    // `Qa4+ Kb6 Qb5+ Kxb5` unseen: only d1 read empty, like the queen
+    // lifted. White's rook then went d4-d8 (read as an illegal move
+    // d1-d8), Black's king b5-b4, and later the rook d8-d1: the board of
+    // `Rb4+ Kxb4` with the queen back on d1, recorded for plies never
+    // played. The board read with d1 empty is where the unseen plies may
+    // have ended; from there the queen gone and the queen back on d1 are
+    // told apart by no later move, and both stay open.
+    random_game_with_two_jumps_records_no_wrong_move(&HandStyle::casual(), 295, 0);
+}
+
+#[test]
+fn plies_read_after_a_jump_are_each_set_down_before_the_next_is_lifted() {
+    // A line of plies from the record explained the board after a jump
+    // with one ply's piece set down on a square only after the next
+    // ply's piece was lifted (the next mover's piece landing there read
+    // as the first ply's): the line was recorded, a wrong move.
+    random_game_with_two_jumps_records_no_wrong_move(&HandStyle::bullet(), 143, 0);
+}

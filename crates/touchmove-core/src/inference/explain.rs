@@ -363,11 +363,16 @@ impl Inference {
         // Without a jump the hands were seen: every piece a line moves or
         // captures must have been seen lifted (no phantom line of tempo
         // moves; no capture of a piece that never left its square, read
-        // while the hand still holds the piece it is repairing with).
+        // while the hand still holds the piece it is repairing with), and
+        // the plies made one after the other (a piece lifted long before
+        // the opponent's reply was no ply after it).
         let seen = self.turn.seen();
         let mut lines: Vec<Vec<Move>> = lines
             .into_iter()
-            .filter(|line| jump || line.iter().all(|m| (must_lift(m) & !seen).is_empty()))
+            .filter(|line| {
+                jump || (line.iter().all(|m| (must_lift(m) & !seen).is_empty())
+                    && self.made_in_order(&pos, line))
+            })
             .collect();
         let mut on_probation = Vec::new();
         if jump {
@@ -429,10 +434,10 @@ impl Inference {
             return lines;
         }
         // Longer: the unseen plies end on a board read while the alert
-        // was open (tempo moves out and back among them, which one search
-        // of all the plies does not roam that far for), the seen plies
-        // follow from there.
-        for &jumped in &self.alert_boards {
+        // was open, or before it with pieces off the record (tempo moves
+        // out and back among them, which one search of all the plies does
+        // not roam that far for), the seen plies follow from there.
+        for &jumped in self.held_boards.iter().chain(&self.alert_boards) {
             if (jumped ^ pos.board().occupied()).count() > JUMP_SQUARES {
                 continue;
             }
@@ -488,34 +493,39 @@ impl Inference {
 
     /// Whether the hands made `plies` (from `pos`) one ply after the
     /// other: each ply's piece left its square after the last ply's did,
-    /// and was set down on each square it fills after it left (a piece
-    /// put there before is no piece of that ply).
+    /// and was set down on each square it fills after it left and before
+    /// the next ply's piece left its square (a piece put there before is
+    /// no piece of that ply; one put there after is the next ply's: a
+    /// player moves only once the opponent's move is made, 1.1, 4.6).
     fn made_in_order(&self, pos: &Chess, plies: &[Move]) -> bool {
-        let mut pos = pos.clone();
-        let mut last = None;
+        let mut lifts = Vec::with_capacity(plies.len());
         for m in plies {
             let Some(from) = m.from() else {
                 return false;
             };
-            let lifted = match last {
+            let lifted = match lifts.last() {
                 None => self.turn.first_lift(from),
-                Some(after) => self.turn.first_lift_after(from, after),
+                Some(&after) => self.turn.first_lift_after(from, after),
             };
             let Some(lifted) = lifted else {
                 return false;
             };
+            lifts.push(lifted);
+        }
+        let mut pos = pos.clone();
+        for (i, m) in plies.iter().enumerate() {
+            let (lifted, next) = (lifts[i], lifts.get(i + 1).copied());
             let fills = occupancy_after(&pos, m) & !pos.board().occupied();
-            let set_down_after = fills.into_iter().all(|sq| {
+            let set_down_between = fills.into_iter().all(|sq| {
                 self.turn
                     .placements
                     .iter()
-                    .any(|&(t, s)| s == sq && t > lifted)
+                    .any(|&(t, s)| s == sq && t > lifted && next.is_none_or(|n| t < n))
             });
-            if !set_down_after {
+            if !set_down_between {
                 return false;
             }
             pos.play_unchecked(*m);
-            last = Some(lifted);
         }
         true
     }

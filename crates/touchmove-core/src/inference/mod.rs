@@ -66,6 +66,10 @@ const MAX_TOGGLES_KEPT: usize = 4096;
 /// `Inference::alert_boards`).
 const ALERT_BOARDS: usize = 6;
 
+/// How many boards read with pieces off the recorded position and no
+/// alert open are kept (see `Inference::held_boards`).
+const HELD_BOARDS: usize = 2;
+
 /// How long pieces may be missing with nothing explaining it before the
 /// board is reported displaced: long enough for the opponent to be seen
 /// answering a capture the sensors missed, short enough for an arbiter.
@@ -687,6 +691,12 @@ pub struct Inference {
     /// [`ALERT_BOARDS`]): one of them may be where plies nobody saw ended,
     /// before the players played on.
     alert_boards: Vec<Bitboard>,
+    /// The first boards read since the last recorded move that differ
+    /// from its position with no alert open (up to [`HELD_BOARDS`]): to
+    /// the sensors a jump that only emptied squares (a queen given and
+    /// taken, the king back where it stood) reads as pieces held in the
+    /// hand, so one of them may be where plies nobody saw ended too.
+    held_boards: Vec<Bitboard>,
     /// When the board was last found unexplained (a settle with an alert
     /// open).
     alert_at: Option<Millis>,
@@ -767,6 +777,7 @@ impl Inference {
             jump_in_hand: false,
             displaced_missing: Bitboard::EMPTY,
             alert_boards: Vec::new(),
+            held_boards: Vec::new(),
             alert_at: None,
             unread: false,
             jumped_scans: Vec::new(),
@@ -1369,6 +1380,14 @@ impl Inference {
         if matches!(self.alert, Alert::None) {
             self.alert_boards.clear();
             self.alert_at = None;
+            if self.board == self.game.position().board().occupied() {
+                self.held_boards.clear();
+            } else if self.held_boards.len() < HELD_BOARDS
+                && self.held_boards.last() != Some(&self.board)
+                && self.pending.is_none()
+            {
+                self.held_boards.push(self.board);
+            }
         } else {
             self.alert_at = Some(t);
             if self.alert_boards.len() < ALERT_BOARDS
@@ -1682,6 +1701,7 @@ impl Inference {
 
     /// The move is made (4.6): checked against touch-move, recorded.
     fn make_move(&mut self, t: Millis, m: Move) {
+        self.held_boards.clear();
         let before = self.game.position().clone();
         let side = before.turn();
         // Touches from the moment the move's pieces stood where it puts
