@@ -742,13 +742,16 @@ fn fast_hands_read_at_1_to_20_ms_scans_are_read_exactly() {
 /// ms (0: the trace as written, to the millisecond): the game's moves,
 /// with no alert.
 fn random_game_is_read(style: &str, seed: u64, period: u64) {
-    let style = HandStyle::by_name(style).unwrap();
+    random_game_with_hands_is_read(&HandStyle::by_name(style).unwrap(), seed, period);
+}
+
+fn random_game_with_hands_is_read(style: &HandStyle, seed: u64, period: u64) {
     let (start, moves) = synth::random_game(seed, 160);
-    let mut s = synth::synthesize(&start, &moves, &style, seed * 7 + 3);
+    let mut s = synth::synthesize(&start, &moves, style, seed * 7 + 3);
     if period > 0 {
         s.trace = synth::sampled::sampled(&s.trace, period);
     }
-    if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed * 7 + 3) {
+    if let Err(e) = support::check_synthesized(&start, &moves, &s, style, seed * 7 + 3) {
         panic!("{} seed {seed} read at {period} ms: {e}", style.name);
     }
 }
@@ -778,4 +781,19 @@ fn games_on_boards_read_every_50_and_100_ms_are_read() {
     ] {
         random_game_is_read(name, seed, period);
     }
+}
+
+#[test]
+fn a_capture_quicker_than_a_scan_answered_by_a_slide_next_door_is_read_without_a_clock() {
+    // No clock, fast hands, a board read every 10 ms: `...Bxc5` with the
+    // captured pawn pushed off between two scans, `Qxa5` seen, then
+    // `...h5` slid next door, h5 closing 10 ms before h6 opened. The
+    // three plies were not taken for the hands' (the slide's square
+    // "set down before its piece was lifted"): two warnings of an illegal
+    // move f8-h5 (7.5) for a game played cleanly.
+    random_game_with_hands_is_read(
+        &HandStyle::by_name("blitz-hands").unwrap().without_clock(),
+        183,
+        10,
+    );
 }

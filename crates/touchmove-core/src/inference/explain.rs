@@ -498,6 +498,7 @@ impl Inference {
     /// no piece of that ply; one put there after is the next ply's: a
     /// player moves only once the opponent's move is made, 1.1, 4.6).
     fn made_in_order(&self, pos: &Chess, plies: &[Move]) -> bool {
+        let lifted_from = |m: &Move| m.from().unwrap_or(m.to());
         let mut lifts = Vec::with_capacity(plies.len());
         for m in plies {
             let Some(from) = m.from() else {
@@ -517,10 +518,18 @@ impl Inference {
             let (lifted, next) = (lifts[i], lifts.get(i + 1).copied());
             let fills = occupancy_after(&pos, m) & !pos.board().occupied();
             let set_down_between = fills.into_iter().all(|sq| {
-                self.turn
-                    .placements
-                    .iter()
-                    .any(|&(t, s)| s == sq && t > lifted && next.is_none_or(|n| t < n))
+                // A piece slid next door may close that square's switch a
+                // moment before it opens its own.
+                let overlap = if shakmaty::attacks::king_attacks(lifted_from(m)).contains(sq) {
+                    SLIDE_OVERLAP_MS
+                } else {
+                    0
+                };
+                self.turn.placements.iter().any(|&(t, s)| {
+                    s == sq
+                        && (t > lifted || t.saturating_add(overlap) >= lifted)
+                        && next.is_none_or(|n| t < n)
+                })
             });
             if !set_down_between {
                 return false;
