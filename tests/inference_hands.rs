@@ -797,3 +797,18 @@ fn a_capture_quicker_than_a_scan_answered_by_a_slide_next_door_is_read_without_a
         10,
     );
 }
+
+#[test]
+fn a_piece_lifted_as_lines_open_that_no_missed_ply_moved_stays_lifted() {
+    // No clock: `...dxe5` with the captured pawn pushed off between two
+    // scans, read as lines ("", `dxe5`) when the board had stood 2.5 s
+    // with d6 empty; White's king was lifted to castle 8 ms before. The
+    // lines closed as the king landed on g1, and the king's lift was
+    // dropped with the hands before the lines opened: the rook set down
+    // on f1 read as no move, and `...exd4` next as an illegal move.
+    random_game_with_hands_is_read(
+        &HandStyle::by_name("blitz-hands").unwrap().without_clock(),
+        187,
+        10,
+    );
+}

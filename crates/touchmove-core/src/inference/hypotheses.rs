@@ -991,10 +991,11 @@ impl Inference {
         let mut plies = line.plies;
         let seen = if line.seen_last { plies.pop() } else { None };
         let hands = self.turn.clone();
+        let base = self.game.position().clone();
         // A piece named while the lines were open is the seen promotion's
         // (3.7e): the missed plies recorded first do not use it up.
         let named = self.promotion_choice;
-        self.adopt(t, plies);
+        self.adopt(t, plies.clone());
         self.promotion_choice = self.promotion_choice.or(named);
         if let Some(m) = seen.filter(|m| m.is_promotion())
             && !self.game.is_over()
@@ -1047,11 +1048,29 @@ impl Inference {
                 opened.max(line.since)
             };
             self.carry_over(&hands, since);
+            // A piece lifted before then that no missed ply moved and that
+            // is still off the board: a hand holds it, the next mover's
+            // (his move begun as the lines were opened).
+            let worked = missed_squares(&base, &plies);
+            let held = self.game.position().board().occupied() & !self.board & !worked;
+            self.carry_over_on(&hands, held, 0);
         }
         if alerted && !self.game.is_over() {
             self.restored(t);
         }
     }
+}
+
+/// The squares the pieces of `plies` (from `pos`) left, reached or were
+/// taken on.
+fn missed_squares(pos: &Chess, plies: &[Move]) -> Bitboard {
+    let mut pos = pos.clone();
+    let mut squares = Bitboard::EMPTY;
+    for m in plies {
+        squares |= must_lift(m) | arrival_squares(&pos, m);
+        pos.play_unchecked(*m);
+    }
+    squares
 }
 
 /// Pieces of `pos` already gone when the lines were opened (on
