@@ -812,3 +812,17 @@ fn a_piece_lifted_as_lines_open_that_no_missed_ply_moved_stays_lifted() {
         10,
     );
 }
+
+#[test]
+fn a_reply_under_way_after_a_capture_quicker_than_a_scan_is_no_illegal_move() {
+    // No clock: `Kxd2` with the captured queen pushed off between two
+    // scans, then `...O-O-O`, the king set down on c8 with the rook still
+    // in the hand: read as White's king gone to c8, a warning of an
+    // illegal move (7.5) in a game played cleanly. The rook on d8 then
+    // told the two plies.
+    random_game_with_hands_is_read(
+        &HandStyle::by_name("blitz-hands").unwrap().without_clock(),
+        226,
+        10,
+    );
+}

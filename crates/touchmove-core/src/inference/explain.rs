@@ -539,6 +539,24 @@ impl Inference {
         true
     }
 
+    /// Whether a capture whose piece the hands were seen lifting, its
+    /// captured piece never read gone (quicker than a scan), leaves a
+    /// position in which a move in progress, with a piece of the replying
+    /// side lifted, explains `board`: the reply is under way.
+    pub(super) fn missed_capture_then_in_progress(&self, board: Bitboard) -> bool {
+        let pos = self.game.position();
+        let seen = self.turn.seen();
+        pos.legal_moves().iter().any(|m| {
+            m.is_capture() && (moving_from(m) & !seen).is_empty() && board.contains(m.to()) && {
+                // (The replying side's hand at work: a piece of his is off
+                // the board.)
+                let after = hypotheses::play_line(pos, &[*m]);
+                (after.board().by_color(after.turn()) & !board).any()
+                    && in_progress_at(&after, board)
+            }
+        })
+    }
+
     /// Lines of plies as the `candidates` of a `displaced` event: UCI,
     /// space-separated.
     pub(super) fn lines_uci(&self, lines: &[Vec<Move>]) -> Vec<String> {

@@ -1603,6 +1603,20 @@ impl Inference {
                 self.hypothesise(t, lines);
                 return;
             }
+            // A capture the sensors missed, and the reply in progress (the
+            // king set down, the rook still in the hand): a hand at work,
+            // no illegal move yet (certainty first), for as long as
+            // pieces only missing may be.
+            if self.missed_capture_then_in_progress(board) {
+                let since = match missing_since {
+                    Some(since) if !changed => since,
+                    _ => t,
+                };
+                if t < since.saturating_add(MISSING_GRACE_MS) {
+                    self.missing_since = Some(since);
+                    return;
+                }
+            }
         }
 
         self.unexplained(t, board);
