@@ -826,3 +826,15 @@ fn a_reply_under_way_after_a_capture_quicker_than_a_scan_is_no_illegal_move() {
         10,
     );
 }
+
+#[test]
+fn a_capture_promotion_under_way_after_a_capture_quicker_than_a_scan_is_no_displaced_board() {
+    // No clock: `...Qxc1` slid in with the bishop pushed off between two
+    // scans, then `cxb8=Q`, the knight and the pawn lifted while the
+    // queen was fetched (2.5 s): the board was reported displaced.
+    random_game_with_hands_is_read(
+        &HandStyle::by_name("blitz-hands").unwrap().without_clock(),
+        242,
+        10,
+    );
+}

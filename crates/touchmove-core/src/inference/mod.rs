@@ -1588,6 +1588,13 @@ impl Inference {
             if self.explain_missed_captures(t, board) {
                 return;
             }
+            // ... answered by a hand still at work (a capture-promotion's
+            // pawn and captured piece lifted, the new piece being
+            // fetched): as a move in progress, no board displaced.
+            if !jump && self.missed_capture_then_in_progress(board) {
+                self.missing_since = Some(t);
+                return;
+            }
         }
         // At the mover's press, before the board is called displaced: a
         // capture quicker than one scan under the next mover's hand.
