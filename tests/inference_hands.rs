@@ -838,22 +838,3 @@ fn a_capture_promotion_under_way_after_a_capture_quicker_than_a_scan_is_no_displ
         10,
     );
 }
-
-#[test]
-fn a_name_entered_after_the_press_while_the_opponent_holds_his_promoting_pawn_is_his() {
-    // Bullet: `c8=Q` set down unnamed (it rocked 50 ms later), White's
-    // press, Black grabs his pawn on e2 for `...exd1=R` and names a rook
-    // 130 ms later, 300 ms after White's queen stood: the name was taken
-    // for White's promotion (`c8=R`, then `...exd1=Q`), two wrong moves.
-    random_game_is_read("bullet", 1102, 0);
-}
-
-#[test]
-fn a_name_entered_late_just_after_the_opponent_grabs_his_promoting_pawn_is_the_movers() {
-    // Names entered late (after the piece stands): `g8=B` named 100 ms
-    // after White's press and 31 ms after Black took hold of his pawn on
-    // d2 for `...d1=Q`: too soon to be Black's, it is White's.
-    let mut style = HandStyle::by_name("blitz-hands").unwrap();
-    style.promote_input = synth::Mix::only(synth::PromoteInput::Late);
-    random_game_with_hands_is_read(&style, 449, 0);
-}

@@ -11,11 +11,6 @@ use shakmaty::Rank;
 /// off the rank before the last, is the opponent's for his promotion.
 const NAME_WITH_PIECE_MS: Millis = 500;
 
-/// The least time from a player's taking hold of his promoting pawn to his
-/// naming the new piece: a hand reaching for a button after a grab (a
-/// reaction, some 100 ms at the quickest).
-const NAME_AFTER_GRAB_MS: Millis = 100;
-
 impl Inference {
     /// A promotion choice was entered.
     pub fn promote(&mut self, t: Millis, role: Role) {
@@ -128,9 +123,7 @@ impl Inference {
     /// waits, is the next mover's for a promotion of his own: his pawn on
     /// the rank before the last is off its square (in his hand, or set
     /// down on the last rank), and the name comes later than a player
-    /// names the piece he has just set down ([`NAME_WITH_PIECE_MS`]), or,
-    /// once the mover has pressed, later than a player names his piece
-    /// after taking hold of his pawn ([`NAME_AFTER_GRAB_MS`]).
+    /// names the piece he has just set down ([`NAME_WITH_PIECE_MS`]).
     fn name_is_the_next_movers(&self, t: Millis) -> bool {
         let Some(p) = self.promotion else {
             return false;
@@ -143,26 +136,13 @@ impl Inference {
             .map(|(u, _)| *u)
             .max()
             .unwrap_or(p.since);
+        if t < placed.saturating_add(NAME_WITH_PIECE_MS) {
+            return false;
+        }
         let pos = self.game.position();
         let next = !pos.turn();
         let seventh = Bitboard::from_rank(next.fold_wb(Rank::Seventh, Rank::Second));
-        let held = pos.board().by_piece(next.pawn()) & seventh & !self.board;
-        if held.is_empty() {
-            return false;
-        }
-        if t >= placed.saturating_add(NAME_WITH_PIECE_MS) {
-            return true;
-        }
-        // Sooner, once the mover has pressed (his move completed, 6.7):
-        // the opponent's if his pawn has been in his hand as long as a
-        // player takes to name a piece after taking hold of it (a name
-        // this soon after his grab is the mover's, entered late).
-        p.released.is_some_and(|r| r.pressed)
-            && held.into_iter().any(|sq| {
-                self.turn
-                    .first_lift(sq)
-                    .is_some_and(|l| l.saturating_add(NAME_AFTER_GRAB_MS) <= t)
-            })
+        (pos.board().by_piece(next.pawn()) & seventh & !self.board).any()
     }
 
     /// The promotion made with its piece still unnamed, if one waits.
