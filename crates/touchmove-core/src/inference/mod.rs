@@ -1575,12 +1575,7 @@ impl Inference {
         if missing_only {
             // The grace runs from the last change: a hand still at work
             // (the opponent answering) is not a displaced board yet.
-            let since = match missing_since {
-                Some(since) if !changed => since,
-                _ => t,
-            };
-            if t < since.saturating_add(MISSING_GRACE_MS) {
-                self.missing_since = Some(since);
+            if self.within_grace(t, missing_since, changed) {
                 return;
             }
             // Pieces gone and nothing moving: a capture the sensors missed
@@ -1614,19 +1609,29 @@ impl Inference {
             // king set down, the rook still in the hand): a hand at work,
             // no illegal move yet (certainty first), for as long as
             // pieces only missing may be.
-            if self.missed_capture_then_in_progress(board) {
-                let since = match missing_since {
-                    Some(since) if !changed => since,
-                    _ => t,
-                };
-                if t < since.saturating_add(MISSING_GRACE_MS) {
-                    self.missing_since = Some(since);
-                    return;
-                }
+            if self.missed_capture_then_in_progress(board)
+                && self.within_grace(t, missing_since, changed)
+            {
+                return;
             }
         }
 
         self.unexplained(t, board);
+    }
+
+    /// Whether `t` is within [`MISSING_GRACE_MS`] of the last change (or
+    /// of `missing_since`, when the board has not changed since): the
+    /// board is looked at again when the grace runs out.
+    fn within_grace(&mut self, t: Millis, missing_since: Option<Millis>, changed: bool) -> bool {
+        let since = match missing_since {
+            Some(since) if !changed => since,
+            _ => t,
+        };
+        let within = t < since.saturating_add(MISSING_GRACE_MS);
+        if within {
+            self.missing_since = Some(since);
+        }
+        within
     }
 
     /// The one legal move the hands made whose position the board shows:
