@@ -942,3 +942,21 @@ fn plies_read_after_a_jump_are_each_set_down_before_the_next_is_lifted() {
     // as the first ply's): the line was recorded, a wrong move.
     random_game_with_two_jumps_records_no_wrong_move(&HandStyle::bullet(), 143, 0);
 }
+
+#[test]
+fn a_jump_read_as_its_piece_is_lifted_again_is_read_from_the_jump() {
+    // `...Ra4 Rb1` unseen, the sensors read again as Black lifted the
+    // rook from a4 for `...Re4`: a4 read full for 1 ms, never settled.
+    // The settled board (a1 and a4 empty, b1 full) read as `...Rc1 Rb1
+    // Rxb1`, a wrong move; the raw reading of the jump is its plies and
+    // the hand's move.
+    random_game_with_two_jumps_is_read(&HandStyle::bullet(), 32, 0);
+}
+
+#[test]
+fn a_promotion_lifted_as_the_jump_that_made_room_for_it_is_read() {
+    // `Kxg5 d7 ...Re3` unseen; the pawn just set on d7 lifted 5 ms later
+    // to promote on d8: read as `Kxg5 dxc7` with Black's reply open, and
+    // `...Rd8` recorded for White's `d8=Q`.
+    random_game_with_two_jumps_is_read(&HandStyle::bullet(), 474, 0);
+}

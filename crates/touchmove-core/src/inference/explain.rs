@@ -243,6 +243,23 @@ impl Inference {
                     .filter(|line| in_progress_at(&hypotheses::play_line(&pos, line), board))
                     .map(|line| (line, read.saturating_sub(1)))
                     .collect();
+            // Or the plies that explain the board the jump was first read
+            // as, a piece it set down lifted again at once (the next
+            // mover's hand) before the reading settled.
+            for &jumped in self.raw_jumps.iter().filter(|&&b| b != board) {
+                for line in
+                    missed::explanations(&pos, jumped, self.white, max_plies, missed::Roam::Short)
+                {
+                    let end = hypotheses::play_line(&pos, &line);
+                    if (end.board().occupied() & !board).any()
+                        && in_progress_at(&end, board)
+                        && !lines.contains(&line)
+                        && !at_work.iter().any(|(l, _)| *l == line)
+                    {
+                        at_work.push((line, read.saturating_sub(1)));
+                    }
+                }
+            }
         }
         if resumed {
             // Read again after a restart: a move made while the daemon was

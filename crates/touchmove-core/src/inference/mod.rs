@@ -70,6 +70,13 @@ const ALERT_BOARDS: usize = 6;
 /// alert open are kept (see `Inference::held_boards`).
 const HELD_BOARDS: usize = 2;
 
+/// How many raw readings of jumps are kept (see `Inference::raw_jumps`).
+const RAW_JUMPS: usize = 2;
+
+/// Squares that change in one raw reading for it to be a jump, not hands
+/// (a hand changes one square at a time; a slide two, next door).
+const RAW_JUMP_SQUARES: usize = 3;
+
 /// How long pieces may be missing with nothing explaining it before the
 /// board is reported displaced: long enough for the opponent to be seen
 /// answering a capture the sensors missed, short enough for an arbiter.
@@ -743,6 +750,13 @@ pub struct Inference {
     inferring: bool,
     /// The latest raw reading.
     raw: Bitboard,
+    /// Raw readings since the last recorded move that changed several
+    /// squares at once (a jump: the sensors read again), the latest
+    /// [`RAW_JUMPS`]: a square the jump filled may read empty again
+    /// before the debounce settles it, the next mover's hand lifting that
+    /// piece at once, so the settled board never shows where the unseen
+    /// plies ended.
+    raw_jumps: Vec<Bitboard>,
     /// The board is being read at the mover's clock press (6.7): his hand
     /// is on the clock.
     pressing: bool,
@@ -777,6 +791,7 @@ impl Inference {
             jump_in_hand: false,
             displaced_missing: Bitboard::EMPTY,
             alert_boards: Vec::new(),
+            raw_jumps: Vec::new(),
             held_boards: Vec::new(),
             alert_at: None,
             unread: false,
@@ -1315,6 +1330,12 @@ impl Inference {
     /// it, the board's scan period as the readings show it (0: none; see
     /// [`crate::filter::ScanPeriod`]).
     pub fn raw(&mut self, raw: Bitboard, scan_period: Millis, shortest_gap: Option<Millis>) {
+        if (self.raw ^ raw).count() >= RAW_JUMP_SQUARES && self.started {
+            if self.raw_jumps.len() >= RAW_JUMPS {
+                self.raw_jumps.remove(0);
+            }
+            self.raw_jumps.push(raw);
+        }
         self.raw = raw;
         self.scan_period = scan_period;
         self.turn.release_min = two_hands::release_min(scan_period);
@@ -1728,6 +1749,7 @@ impl Inference {
     /// The move is made (4.6): checked against touch-move, recorded.
     fn make_move(&mut self, t: Millis, m: Move) {
         self.held_boards.clear();
+        self.raw_jumps.clear();
         let before = self.game.position().clone();
         let side = before.turn();
         // Touches from the moment the move's pieces stood where it puts
