@@ -1701,6 +1701,9 @@ impl Inference {
         self.started = true;
         self.turn = TurnHands::default();
         self.jump_in_hand = false;
+        // (Boards of the last game are no boards of this one.)
+        self.held_boards.clear();
+        self.raw_jumps.clear();
         self.awaiting_press = None;
         self.unpressed = None;
         self.missed_press = None;
