@@ -991,11 +991,12 @@ impl Inference {
         let mut plies = line.plies;
         let seen = if line.seen_last { plies.pop() } else { None };
         let hands = self.turn.clone();
-        let base = self.game.position().clone();
+        // (The squares the missed plies work, read before they are made.)
+        let worked = missed_squares(self.game.position(), &plies);
         // A piece named while the lines were open is the seen promotion's
         // (3.7e): the missed plies recorded first do not use it up.
         let named = self.promotion_choice;
-        self.adopt(t, plies.clone());
+        self.adopt(t, plies);
         self.promotion_choice = self.promotion_choice.or(named);
         if let Some(m) = seen.filter(|m| m.is_promotion())
             && !self.game.is_over()
@@ -1051,7 +1052,6 @@ impl Inference {
             // A piece lifted before then that no missed ply moved and that
             // is still off the board: a hand holds it, the next mover's
             // (his move begun as the lines were opened).
-            let worked = missed_squares(&base, &plies);
             let held = self.game.position().board().occupied() & !self.board & !worked;
             self.carry_over_on(&hands, held, 0);
         }

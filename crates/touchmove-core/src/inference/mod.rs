@@ -1630,7 +1630,9 @@ impl Inference {
             // king set down, the rook still in the hand): a hand at work,
             // no illegal move yet (certainty first), for as long as
             // pieces only missing may be.
-            if self.missed_capture_then_in_progress(board)
+            // (Pieces only missing were looked at above.)
+            if !missing_only
+                && self.missed_capture_then_in_progress(board)
                 && self.within_grace(t, missing_since, changed)
             {
                 return;
