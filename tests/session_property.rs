@@ -1618,6 +1618,51 @@ mod found {
         ];
         check(Profile::Casual, false, &actions, &[72, 82, 110]).unwrap();
     }
+
+    #[test]
+    fn a_capture_quicker_than_a_scan_from_the_record_is_read_after_lines_wait() {
+        // A rook knocked off a1 while Black's ...Ne5 is seen, the rook put
+        // back in the same scan: lines open (the knight's move, or four
+        // plies). Then the board is set to ...Nxd4 from the record in one
+        // scan (d4 never read empty) and play goes on: once every line has
+        // only waited, the record's own plies with a capture quicker than
+        // a scan explain the board too (casual, no clock).
+        let actions = [
+            Legal(237),
+            Legal(130),
+            Legal(12),
+            Legal(128),
+            Legal(224),
+            Legal(105),
+            Legal(36),
+            Toggle(0),
+            Wait(1657),
+            Legal(152),
+        ];
+        check(Profile::Casual, false, &actions, &[15]).unwrap();
+    }
+
+    #[test]
+    fn lifts_before_the_lines_saw_a_move_still_make_plies_from_the_record() {
+        // A stray piece on d3 as Black's bishop leaves d6 for a3: lines
+        // open. The board is then set to ...Bxh2 from the record (h2 never
+        // read empty), White's g4 is seen under every line (his hands
+        // start afresh) and the bishop takes on g1: the record's plies
+        // move pieces the board no longer shows, lifted before (FIDE
+        // standard, with a clock).
+        let actions = [
+            Legal(45),
+            Toggle(16),
+            Legal(228),
+            Legal(44),
+            Legal(77),
+            Legal(203),
+            Legal(75),
+            Toggle(19),
+            Legal(85),
+        ];
+        check(Profile::FideStandard, true, &actions, &[51]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -588,12 +588,39 @@ impl Inference {
                     self.lines_waiting_until = Some(quiet.saturating_add(1));
                     Vec::new()
                 }
-                _ => next
-                    .iter()
-                    .flat_map(|line| {
-                        self.missed_captures_under(&base, line, pending.opened_board, board, t)
-                    })
-                    .collect(),
+                _ => {
+                    // The record itself is such a line too: plies from
+                    // it, as many as a jump may hide, their captures
+                    // perhaps quicker than a scan (the board may have
+                    // been set to them in one scan).
+                    let record = Line::missed(Vec::new(), t);
+                    // (Lifts before the turn began afresh under the lines
+                    // are not in its hands: a piece of the record's gone
+                    // from the board now left.)
+                    let gone = base.board().occupied() & !board;
+                    let from_record = self
+                        .missed_captures_under(
+                            &record,
+                            &base,
+                            self.seen_under(&base, pending.opened_board, board) | gone,
+                            board,
+                            t,
+                            self.config.max_missed_plies,
+                        )
+                        .into_iter()
+                        .filter(|l| {
+                            !fresh.contains(&l.plies) && !next.iter().any(|o| o.plies == l.plies)
+                        });
+                    let under: Vec<Line> = next
+                        .iter()
+                        .flat_map(|line| {
+                            let pos = play_line(&base, &line.plies);
+                            let seen = self.seen_under(&pos, pending.opened_board, board);
+                            self.missed_captures_under(line, &pos, seen, board, t, EXTEND_PLIES)
+                        })
+                        .collect();
+                    from_record.chain(under).collect()
+                }
             };
             // (No line saw a move: `firm` is 0, `waiting` not used again.)
             next.extend(quick);
@@ -649,24 +676,31 @@ impl Inference {
         true
     }
 
-    /// `line` extended by captures the sensors missed (each captured
-    /// piece never read leaving its square), perhaps answered, that
-    /// explain `board` in full: every piece they move seen lifted.
+    /// `line` (its position `pos`) extended by up to `plies` captures the
+    /// sensors missed (each captured piece never read leaving its
+    /// square), perhaps answered, that explain `board` in full: every
+    /// piece they move `seen` lifted.
     fn missed_captures_under(
         &self,
-        base: &Chess,
         line: &Line,
-        opened_board: Bitboard,
+        pos: &Chess,
+        seen: Bitboard,
         board: Bitboard,
         t: Millis,
+        plies: usize,
     ) -> Vec<Line> {
-        let pos = play_line(base, &line.plies);
-        let seen = self.turn.seen() | held(&pos, opened_board, board);
-        missed::explanations(&pos, board, self.white, EXTEND_PLIES, missed::Roam::Never)
+        missed::explanations(pos, board, self.white, plies, missed::Roam::Never)
             .into_iter()
-            .filter(|more| self.seen_making(&pos, more, seen))
+            .filter(|more| self.seen_making(pos, more, seen))
             .map(|more| line.then_missed(&more, t))
             .collect()
+    }
+
+    /// Squares seen lifted under a line at `pos`: this turn's lifts, and
+    /// pieces of `pos` already gone when the lines were opened on
+    /// `opened_board` and still gone from `board`.
+    fn seen_under(&self, pos: &Chess, opened_board: Bitboard, board: Bitboard) -> Bitboard {
+        self.turn.seen() | held(pos, opened_board, board)
     }
 
     /// Whether the hands were seen making `plies` from `pos`: every piece
@@ -690,7 +724,7 @@ impl Inference {
         open: &[Line],
     ) -> Vec<Vec<Move>> {
         let record = self.game.position();
-        let seen = self.turn.seen() | held(record, opened_board, board);
+        let seen = self.seen_under(record, opened_board, board);
         missed::explanations(
             record,
             board,
