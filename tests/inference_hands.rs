@@ -838,3 +838,45 @@ fn a_capture_promotion_under_way_after_a_capture_quicker_than_a_scan_is_no_displ
         10,
     );
 }
+
+/// Game `number` of a corpus file under `style` (synthesized with `seed`),
+/// read every `period` ms, is read exactly with no alert.
+fn corpus_game_with_hands_is_read(
+    style: &HandStyle,
+    file: &str,
+    number: usize,
+    seed: u64,
+    period: u64,
+) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
+    let games = touchmove::cli::read_pgn_file(&dir.join(file)).unwrap();
+    let game = games[number - 1].as_ref().unwrap();
+    let start = game.start.position().clone();
+    let mut s = synth::synthesize(&start, &game.moves, style, seed);
+    if period > 0 {
+        s.trace = synth::sampled::sampled(&s.trace, period);
+    }
+    if let Err(e) = support::check_synthesized(&start, &game.moves, &s, style, seed) {
+        panic!(
+            "{} {file} game {number} read at {period} ms: {e}",
+            style.name
+        );
+    }
+}
+
+#[test]
+fn a_capture_whose_captured_piece_the_next_mover_took_off_first_waits_for_the_next_moves() {
+    // Blitz hands, a board read every 10 ms: `Rxe7` slid from b7, the
+    // black rook pushed off within a scan, then Black takes the white
+    // rook off e7 before White's press and only then lifts his own rook
+    // on e8 to recapture. At the press `Rxb4` (b4 never read empty, e7
+    // Black's own rook lifted) fits as well: it was recorded, a wrong
+    // move; the two wait as lines until ...Rxe7 tells.
+    corpus_game_with_hands_is_read(
+        &HandStyle::by_name("blitz-hands").unwrap(),
+        "twic1599.pgn",
+        265,
+        1255 * 7 + 3,
+        10,
+    );
+}

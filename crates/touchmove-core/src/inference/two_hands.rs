@@ -499,12 +499,19 @@ impl Inference {
             // standing somewhere new is more likely where his piece went),
             // or where the next mover's whole reply is set down already.
             let seen = self.hand_made_in(&m, line);
+            // The next mover's capture may begin with the captured piece
+            // taken off, his own piece lifted after: a capture quicker
+            // than a scan whose piece he has taken off already, a piece of
+            // his able to take it there.
+            let taken_off_first =
+                || self.taken_at_once(&m, &after_pos, board, after_pos.us() & board);
             let unseen = hands == Hands::AnyAfterReleaseOrUnseen
                 && (extra.is_empty()
                     || self.answered_at_once(&after_pos, board)
                     || self.passing_through(pos, &m, &after_pos, extra))
                 && ((!seen && self.unseen_capture(&m, board))
-                    || self.taken_at_once(&m, &after_pos, board));
+                    || self.taken_at_once(&m, &after_pos, board, self.turn.lifts)
+                    || taken_off_first());
             if !seen && !unseen {
                 continue;
             }
@@ -643,7 +650,11 @@ impl Inference {
                     gone,
                     release,
                     unseen,
+                    // (Not a square the next mover's hand emptied to take
+                    // the piece, his capturing piece not yet lifted.)
                     flickered: unseen
+                        && (self.unseen_capture(&m, board)
+                            || self.taken_at_once(&m, &after_pos, board, self.turn.lifts))
                         && self
                             .turn
                             .toggles
@@ -708,9 +719,9 @@ impl Inference {
     /// Whether `m` is a capture the sensors never saw made whose capturing
     /// piece the next mover has lifted already to take it: its square read
     /// busy only when he lifted it, after the mover's piece was lifted,
-    /// nothing was set down on it since, and a piece of his lifted too can
-    /// take it there (in `after`, the position after `m`).
-    fn taken_at_once(&self, m: &Move, after: &Chess, board: Bitboard) -> bool {
+    /// nothing was set down on it since, and a piece of his on `lifted`
+    /// can take it there (in `after`, the position after `m`).
+    fn taken_at_once(&self, m: &Move, after: &Chess, board: Bitboard, lifted: Bitboard) -> bool {
         let Some((from, to)) = plain_capture(m) else {
             return false;
         };
@@ -725,7 +736,7 @@ impl Inference {
                 .placements
                 .iter()
                 .any(|(u, s)| *s == to && *u >= began)
-            && taken_by_lifted(after, to, self.turn.lifts)
+            && taken_by_lifted(after, to, lifted)
     }
 
     /// Whether the pieces on `extra` (squares `m` leaves empty) are the
