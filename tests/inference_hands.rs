@@ -880,3 +880,21 @@ fn a_capture_whose_captured_piece_the_next_mover_took_off_first_waits_for_the_ne
         10,
     );
 }
+
+#[test]
+fn a_piece_set_down_while_the_capturing_piece_stood_back_on_its_square_captured_nothing() {
+    // Nudged pieces, a board read every 10 ms: Black's pawn on f6 brushed
+    // (off its square for one scan) and White's pawn on g5 next to it
+    // brushed too (90 ms); two seconds later Black plays `...f5`, the
+    // pawn held a while. With f6 empty the board showed `...fxg5`, g5
+    // "taken off and set down" after f6's first lift: it was recorded, a
+    // wrong move. The piece on g5 was set down while the pawn stood on f6
+    // again: no capture by it.
+    corpus_game_with_hands_is_read(
+        &HandStyle::by_name("nudges").unwrap(),
+        "201507britchamp.pgn",
+        264,
+        850 * 7 + 3,
+        10,
+    );
+}

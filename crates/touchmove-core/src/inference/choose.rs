@@ -92,7 +92,10 @@ impl Inference {
                 0
             };
             let after_lift = |a: Millis| a.saturating_add(overlap) >= lifted;
-            return self.turn.captured_square_worked(to, after_lift);
+            return self.turn.captured_square_worked(to, after_lift)
+                && !self
+                    .turn
+                    .landed_from_a_full_square(from, to, lifted, overlap);
         }
         true
     }

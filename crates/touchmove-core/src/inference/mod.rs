@@ -331,6 +331,45 @@ impl TurnHands {
         toggled.into_iter().chain(settled).min()
     }
 
+    /// Whether the first piece set down on `to` since `lifted` (the lift
+    /// of the piece on `from` that would capture there) landed while a
+    /// piece set back on `from` since stood there still: not lifted again
+    /// by then, nor within `overlap` after (a piece slid next door closes
+    /// its new square a moment before it opens its own). The capturing
+    /// piece lands off its square; that landing was another hand's, or a
+    /// brush (a piece lifted and put back, a piece next to it nudged).
+    fn landed_from_a_full_square(
+        &self,
+        from: Square,
+        to: Square,
+        lifted: Millis,
+        overlap: Millis,
+    ) -> bool {
+        let contact = |sq: Square, list: &[(Millis, Square)]| -> Vec<Millis> {
+            list.iter()
+                .filter(|(_, s)| *s == sq)
+                .map(|(u, _)| self.first_contact(sq, *u))
+                .collect()
+        };
+        let Some(landing) = contact(to, &self.placements)
+            .into_iter()
+            .filter(|&p| p > lifted)
+            .min()
+        else {
+            return false;
+        };
+        let Some(back) = contact(from, &self.placements)
+            .into_iter()
+            .filter(|&b| b > lifted && b <= landing)
+            .max()
+        else {
+            return false;
+        };
+        !contact(from, &self.removals)
+            .into_iter()
+            .any(|r| r > back && r <= landing.saturating_add(overlap))
+    }
+
     /// Whether a hand worked on `sq` at a time `when` accepts: a piece
     /// lifted or set down there (a settled change), or its contacts
     /// bouncing in a burst (a captured piece pushed off by the capturing
