@@ -898,3 +898,21 @@ fn a_piece_set_down_while_the_capturing_piece_stood_back_on_its_square_captured_
         10,
     );
 }
+
+#[test]
+fn a_move_set_down_after_its_movers_press_drops_no_line_that_press_completed() {
+    // Nudged pieces, a board read every 10 ms: `...Nxd3` quicker than a
+    // scan opens lines (`...Nxa2` fits too). `Qxd3` is seen made under
+    // one line and pressed; Black lifts his queen on e6, hesitates and
+    // sets it back. Under the other line that reads as `Qxe6` (c4 lifted,
+    // e6 worked after) — a move set down after White's press — and the
+    // line where the press completed `Qxd3` was dropped as only showing
+    // the same board: `...Nxa2` was recorded, a wrong move.
+    corpus_game_with_hands_is_read(
+        &HandStyle::by_name("nudges").unwrap(),
+        "201507britchamp.pgn",
+        387,
+        973 * 7 + 3,
+        10,
+    );
+}

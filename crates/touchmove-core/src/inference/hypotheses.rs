@@ -422,7 +422,18 @@ impl Inference {
                 })
                 .collect();
             if !moves.is_empty() {
-                firm += usize::from(!line.hand_at_work);
+                // Under this line its mover pressed his clock before the
+                // move's piece was set down (6.7: the press follows the
+                // move): his move, perhaps, but no proof against lines
+                // under which that press completed a move and the board
+                // only saw a piece touched since.
+                let after_his_press = pending.last_presses.get(pos.turn()).is_some_and(|p| {
+                    p > line.since
+                        && moves
+                            .iter()
+                            .all(|m| self.turn.set_down_at(m.to()).is_some_and(|l| l > p))
+                });
+                firm += usize::from(!line.hand_at_work && !after_his_press);
                 for m in moves {
                     next.push(line.then_seen(&line.plies, m, t));
                     extended += 1;
