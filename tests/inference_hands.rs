@@ -916,3 +916,40 @@ fn a_move_set_down_after_its_movers_press_drops_no_line_that_press_completed() {
         10,
     );
 }
+
+#[test]
+fn a_swap_on_a_square_while_a_piece_is_in_the_air_is_made_only_once_it_stands() {
+    // A board read every 10 ms. Nudged pieces: Black's queen lifted from
+    // b6, White's pawn on b2 brushed (off its square for one scan), the
+    // queen set down on d6 780 ms later: `...Qxb2` (b2 swapped as a
+    // push-off capture swaps it) was recorded 150 ms after the brush, a
+    // wrong move. Bullet hands: White's bishop lifted from g5, one scan
+    // of interference on f6, the bishop set back and moved to h4 two
+    // seconds later: `Bxf6` was recorded. A capture read from a swap alone
+    // waits a second, the press or the next mover's touch; a swap whose
+    // capturing piece is set back on its square took nothing.
+    for (style, file, number, index) in [
+        ("nudges", "twic1599.pgn", 396, 1386),
+        ("bullet", "197308bcf.pgn", 8, 7),
+    ] {
+        corpus_game_with_hands_is_read(
+            &HandStyle::by_name(style).unwrap(),
+            file,
+            number,
+            index * 7 + 3,
+            10,
+        );
+    }
+}
+
+#[test]
+fn plies_read_afresh_from_the_record_give_way_to_lines_reaching_the_same_position() {
+    // Nudged pieces on a board read every 50 ms: lines open on `Qxc8` or
+    // `Qxa5` (captures quicker than a scan), then `...exf4 Rxc3 ...fxe3`
+    // are seen under both. White's rook lifted and held: once every line
+    // had waited, plies read afresh from the record with captures quicker
+    // than a scan (`Rxc3 exf4 Qxc8 fxe3 Rxe3`) stood beside the lines'
+    // own (`Qxc8 exf4 Rxc3 fxe3 Rxe3`), the same position, and were
+    // recorded in their order, a wrong move.
+    random_game_with_hands_is_read(&HandStyle::by_name("nudges").unwrap(), 68, 50);
+}

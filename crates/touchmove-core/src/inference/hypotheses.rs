@@ -600,16 +600,33 @@ impl Inference {
                     Vec::new()
                 }
                 _ => {
+                    let under: Vec<Line> = next
+                        .iter()
+                        .flat_map(|line| {
+                            let pos = play_line(&base, &line.plies);
+                            let seen = self.seen_under(&pos, pending.opened_board, board);
+                            self.missed_captures_under(line, &pos, seen, board, t, EXTEND_PLIES)
+                        })
+                        .collect();
                     // The record itself is such a line too: plies from
                     // it, as many as a jump may hide, their captures
                     // perhaps quicker than a scan (the board may have
-                    // been set to them in one scan).
+                    // been set to them in one scan). Only to positions no
+                    // line reaches: the lines hold the order the hands
+                    // made their plies in, which the record's plies, read
+                    // afresh, do not know.
                     let record = Line::missed(Vec::new(), t);
                     // (Lifts before the turn began afresh under the lines
                     // are not in its hands: a piece of the record's gone
                     // from the board now left.)
                     let gone = base.board().occupied() & !board;
-                    let from_record = self
+                    let reached: Vec<Chess> = next
+                        .iter()
+                        .chain(&under)
+                        .map(|l| play_line(&base, &l.plies))
+                        .chain(fresh.iter().map(|plies| play_line(&base, plies)))
+                        .collect();
+                    let from_record: Vec<Line> = self
                         .missed_captures_under(
                             &record,
                             &base,
@@ -620,17 +637,13 @@ impl Inference {
                         )
                         .into_iter()
                         .filter(|l| {
-                            !fresh.contains(&l.plies) && !next.iter().any(|o| o.plies == l.plies)
-                        });
-                    let under: Vec<Line> = next
-                        .iter()
-                        .flat_map(|line| {
-                            let pos = play_line(&base, &line.plies);
-                            let seen = self.seen_under(&pos, pending.opened_board, board);
-                            self.missed_captures_under(line, &pos, seen, board, t, EXTEND_PLIES)
+                            let pos = play_line(&base, &l.plies);
+                            !reached
+                                .iter()
+                                .any(|r| r.board() == pos.board() && r.turn() == pos.turn())
                         })
                         .collect();
-                    from_record.chain(under).collect()
+                    under.into_iter().chain(from_record).collect()
                 }
             };
             // (No line saw a move: `firm` is 0, `waiting` not used again.)
