@@ -953,3 +953,20 @@ fn plies_read_afresh_from_the_record_give_way_to_lines_reaching_the_same_positio
     // recorded in their order, a wrong move.
     random_game_with_hands_is_read(&HandStyle::by_name("nudges").unwrap(), 68, 50);
 }
+
+#[test]
+fn a_press_with_the_capture_taken_off_and_the_recapturing_piece_in_hand_accuses_no_one() {
+    // Bullet hands, a board read every 10 ms: `Rxg8` set down, Black's
+    // king lifted from h7 before it landed and the rook taken off g8
+    // 30 ms after, then White's press. No reading of two hands fits that
+    // quick a grab, and the press completed an illegal move (7.5), a
+    // false accusation: a capture in the hand (or made and taken off)
+    // stands beside it while the piece that takes back is in the air too.
+    corpus_game_with_hands_is_read(
+        &HandStyle::by_name("bullet").unwrap(),
+        "twic1599.pgn",
+        361,
+        1351 * 7 + 3,
+        10,
+    );
+}

@@ -338,7 +338,8 @@ impl Inference {
 
     /// Two hands (1.1) at the mover's press: his piece gone from its
     /// square, and the square of a piece it can capture emptied after he
-    /// lifted it, nothing set down anywhere. His capture still in his hand
+    /// lifted it, nothing set down anywhere (the next mover's piece that
+    /// can take back there may be lifted too). His capture still in his hand
     /// (a press before the move is made), or made quicker than a scan (the
     /// captured piece never read gone) and its piece taken off by the next
     /// mover's hand already: a legal reading stands beside the illegal
@@ -357,7 +358,22 @@ impl Inference {
             let Some(lifted) = self.turn.first_lift(from) else {
                 return false;
             };
-            self.board == expected.without(from).without(to)
+            // (The next mover may hold the piece he takes it back with:
+            // lifted since, able to take on that square.)
+            let mut after = pos.clone();
+            after.play_unchecked(*m);
+            let his = (expected & !self.board & after.us())
+                .without(to)
+                .into_iter()
+                .filter(|&y| {
+                    self.turn.first_lift_after(y, lifted).is_some()
+                        && after
+                            .legal_moves()
+                            .iter()
+                            .any(|r| r.from() == Some(y) && captured_square(r) == Some(to))
+                })
+                .collect::<Bitboard>();
+            self.board == expected.without(from).without(to) & !his
                 && self.turn.first_lift_after(to, lifted).is_some()
         })
     }
