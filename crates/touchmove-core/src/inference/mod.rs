@@ -362,38 +362,26 @@ impl TurnHands {
         else {
             return None;
         };
-        let lifted = self.first_contact(from, self.first_lift(from)?);
         if scan_period.saturating_mul(2) > SWAP_GAP_MS {
             return None;
         }
-        let gap = SWAP_GAP_MS;
-        let removals: Vec<Millis> = self
-            .removals
-            .iter()
-            .filter(|(u, s)| *s == to && *u >= lifted)
-            .map(|(u, _)| *u)
-            .collect();
-        let placements: Vec<Millis> = self
-            .placements
-            .iter()
-            .filter(|(u, s)| *s == to && *u >= lifted)
-            .map(|(u, _)| *u)
-            .collect();
+        let lifted = self.first_contact(from, self.first_lift(from)?);
+        let on_to = |list: &[(Millis, Square)]| -> Vec<Millis> {
+            list.iter()
+                .filter(|(u, s)| *s == to && *u >= lifted)
+                .map(|(u, _)| *u)
+                .collect()
+        };
+        let (removals, placements) = (on_to(&self.removals), on_to(&self.placements));
         let mut latest = None;
         for &r in &removals {
             let back = placements.iter().copied().find(|&p| p >= r)?;
-            if back.saturating_sub(r) > gap {
+            if back.saturating_sub(r) > SWAP_GAP_MS {
                 return None;
             }
             latest = latest.max(Some(back));
         }
-        latest.or_else(|| {
-            self.toggles
-                .iter()
-                .filter(|(u, s)| *s == to && *u >= lifted)
-                .map(|(u, _)| *u)
-                .max()
-        })
+        latest.or_else(|| on_to(&self.toggles).into_iter().max())
     }
 
     /// Whether the first piece set down on `to` since `lifted` (the lift
