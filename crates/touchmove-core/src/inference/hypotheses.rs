@@ -1071,11 +1071,14 @@ impl Inference {
             self.turn.touches.clear();
             let arrivals = occupancy_after(self.game.position(), &m)
                 & !self.game.position().board().occupied();
-            // (The hands' placements of this turn, or when the line read
-            // the move: its pieces were set down by then.)
+            // (When its pieces came to stand, or the hands' last
+            // placements there this turn, or when the line read the move:
+            // its pieces were set down by then. Not a later placement on
+            // its square: the next mover's capture of the piece.)
             let release = line
                 .under_lifts
                 .then_some(line.since)
+                .or_else(|| hands.first_arrival(self.game.position(), &m, t))
                 .or_else(|| {
                     hands
                         .placements
