@@ -367,10 +367,7 @@ impl Inference {
                 .into_iter()
                 .filter(|&y| {
                     self.turn.first_lift_after(y, lifted).is_some()
-                        && after
-                            .legal_moves()
-                            .iter()
-                            .any(|r| r.from() == Some(y) && captured_square(r) == Some(to))
+                        && super::two_hands::taken_by_lifted(&after, to, Bitboard::from_square(y))
                 })
                 .collect::<Bitboard>();
             self.board == expected.without(from).without(to) & !his

@@ -84,7 +84,7 @@ fn released_at(turn: &TurnHands, m: &Move, set: Millis) -> Millis {
 
 /// Whether a legal move in `pos` captures the piece on `square` with a
 /// piece from one of the `lifted` squares.
-fn taken_by_lifted(pos: &Chess, square: Square, lifted: Bitboard) -> bool {
+pub(super) fn taken_by_lifted(pos: &Chess, square: Square, lifted: Bitboard) -> bool {
     pos.legal_moves()
         .iter()
         .any(|m| captured_square(m) == Some(square) && m.from().is_some_and(|f| lifted.contains(f)))
@@ -499,19 +499,22 @@ impl Inference {
             // standing somewhere new is more likely where his piece went),
             // or where the next mover's whole reply is set down already.
             let seen = self.hand_made_in(&m, line);
+            let may_be_unseen = hands == Hands::AnyAfterReleaseOrUnseen
+                && (extra.is_empty()
+                    || self.answered_at_once(&after_pos, board)
+                    || self.passing_through(pos, &m, &after_pos, extra));
+            // (Its captured square read busy, or taken by a piece he has
+            // lifted: the square's contacts may have opened in the swap.)
+            let swapped = may_be_unseen
+                && ((!seen && self.unseen_capture(&m, board))
+                    || self.taken_at_once(&m, &after_pos, board, self.turn.lifts));
             // The next mover's capture may begin with the captured piece
             // taken off, his own piece lifted after: a capture quicker
             // than a scan whose piece he has taken off already, a piece of
             // his able to take it there.
-            let taken_off_first =
-                || self.taken_at_once(&m, &after_pos, board, after_pos.us() & board);
-            let unseen = hands == Hands::AnyAfterReleaseOrUnseen
-                && (extra.is_empty()
-                    || self.answered_at_once(&after_pos, board)
-                    || self.passing_through(pos, &m, &after_pos, extra))
-                && ((!seen && self.unseen_capture(&m, board))
-                    || self.taken_at_once(&m, &after_pos, board, self.turn.lifts)
-                    || taken_off_first());
+            let unseen = swapped
+                || (may_be_unseen
+                    && self.taken_at_once(&m, &after_pos, board, after_pos.us() & board));
             if !seen && !unseen {
                 continue;
             }
@@ -652,9 +655,7 @@ impl Inference {
                     unseen,
                     // (Not a square the next mover's hand emptied to take
                     // the piece, his capturing piece not yet lifted.)
-                    flickered: unseen
-                        && (self.unseen_capture(&m, board)
-                            || self.taken_at_once(&m, &after_pos, board, self.turn.lifts))
+                    flickered: swapped
                         && self
                             .turn
                             .toggles
