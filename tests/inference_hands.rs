@@ -865,6 +865,39 @@ fn corpus_game_with_hands_is_read(
 }
 
 #[test]
+fn a_swap_on_a_square_while_a_piece_is_in_the_air_is_made_only_once_it_stands() {
+    // A board read every 10 ms. Nudged pieces: Black's queen lifted from
+    // b6, White's pawn on b2 brushed (off its square for one scan), the
+    // queen set down on d6 780 ms later: `...Qxb2` (b2 swapped as a
+    // push-off capture swaps it) was recorded 150 ms after the brush, a
+    // wrong move. Bullet hands: White's bishop lifted from g5, one scan
+    // of interference on f6, the bishop set back and moved to h4 two
+    // seconds later: `Bxf6` was recorded. A capture read from a swap alone
+    // waits a second, the press or the next mover's touch; a swap whose
+    // capturing piece is set back on its square took nothing.
+    for (style, file, number, index) in [
+        ("nudges", "twic1599.pgn", 396, 1386),
+        ("bullet", "197308bcf.pgn", 8, 7),
+    ] {
+        corpus_game_with_hands_is_read(
+            &HandStyle::by_name(style).unwrap(),
+            file,
+            number,
+            index * 7 + 3,
+            10,
+        );
+    }
+    // The same with nudged pieces in a random game.
+    let style = HandStyle::by_name("nudges").unwrap();
+    let (start, moves) = synth::random_game(1030, 160);
+    let mut s = synth::synthesize(&start, &moves, &style, 1030 * 7 + 3);
+    s.trace = synth::sampled::sampled(&s.trace, 10);
+    if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, 1030 * 7 + 3) {
+        panic!("nudges random game 1030 read at 10 ms: {e}");
+    }
+}
+
+#[test]
 fn a_capture_whose_captured_piece_the_next_mover_took_off_first_waits_for_the_next_moves() {
     // Blitz hands, a board read every 10 ms: `Rxe7` slid from b7, the
     // black rook pushed off within a scan, then Black takes the white

@@ -1663,6 +1663,37 @@ mod found {
         ];
         check(Profile::FideStandard, true, &actions, &[51]).unwrap();
     }
+    #[test]
+    fn a_press_with_only_the_opponents_piece_gone_tells_of_plies_the_sensors_missed() {
+        // White to move; the board set in one scan to three plies on
+        // (a white piece out, ...Nxh5, the piece back): only f6 reads
+        // empty, as if Black had lifted his knight. White's press says
+        // he made a move (6.7), and none of his pieces was touched: it
+        // completed an illegal move never made (7.5.3 of 2023, a false
+        // accusation in blitz), and the record stayed. The board is read
+        // as the plies the sensors missed, ending with White's.
+        let actions = [
+            Legal(254),
+            Legal(205),
+            Legal(98),
+            Legal(19),
+            Legal(5),
+            Toggle(12),
+            Legal(121),
+            Legal(0),
+            Garbage(12288),
+            Legal(142),
+            Legal(19),
+            Legal(122),
+            Legal(38),
+            Legal(255),
+            Legal(159),
+            Legal(72),
+            Legal(104),
+            Legal(65),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[244, 16, 208]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -512,3 +512,118 @@ fn a_promotion_made_while_the_board_was_not_read_waits_for_its_piece() {
     assert_eq!(support::played_uci(&s), source);
     assert!(!out.iter().any(|e| e.kind.is_alert()));
 }
+
+/// Events other than the clock's, as JSON without their numbers.
+fn unnumbered(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| !matches!(e.kind, EventKind::Clock { .. }))
+        .map(|e| format!("{} {:?}", e.t_ms, e.kind))
+        .collect()
+}
+
+/// A daemon reading a trace, down at random moments and started again on
+/// its journal, reads the trace again up to the journal's last event
+/// (`replay::read_again`) and carries on from there (`Session::carry_on`):
+/// every event after that moment is the uninterrupted session's, with the
+/// journal's numbering after it — also when the daemon went down while a
+/// capture read only from its captured square swapped within a scan
+/// waited for its piece to stand, which the board read afresh no longer
+/// shows (the daemon's kill test found those read as other plies).
+#[test]
+fn read_again_up_to_the_journal_a_session_carries_on_as_if_never_down() {
+    use touchmove_core::replay::{read_again, session_for};
+    use touchmove_synth::{self as synth, HandStyle};
+    let mut waited = 0;
+    for seed in 0..8 {
+        let (start, game) = synth::random_game(seed + 70, 60);
+        let synthesized = synth::synthesize(&start, &game, &HandStyle::random(), seed);
+        let trace = &synthesized.trace;
+        let tc = TimeControl::parse_human("90+30").unwrap();
+        let whole = |t_end: Option<Millis>| {
+            let mut s = session_for(trace, None, None, Some(tc.clone()), None, None).unwrap();
+            let mut events = Vec::new();
+            for r in trace
+                .records
+                .iter()
+                .filter(|r| t_end.is_none_or(|e| r.t <= e))
+            {
+                s.apply(r, &mut events).unwrap();
+            }
+            (s, events)
+        };
+        let (mut all_session, mut all) = whole(None);
+        while let Some(deadline) = all_session.next_board_deadline() {
+            all_session.advance(deadline, &mut all);
+        }
+        let mut times: Vec<Millis> = all.iter().map(|e| e.t_ms).collect();
+        times.dedup();
+        for t in times {
+            let (mut before, mut journal) = whole(Some(t));
+            before.advance(t, &mut journal);
+            assert!(journal.iter().all(|e| e.t_ms <= t));
+            assert_eq!(unnumbered(&journal), unnumbered(&all[..journal.len()]));
+            let resumption = Resumption {
+                game: before.game().clone(),
+                next_seq: before.next_seq(),
+                awaiting_press: before.inference().awaiting_press(),
+                clock: Some(last_reading(&journal)),
+                t,
+                downtime: Downtime::Pause,
+            };
+            let config = before.config().clone();
+            let mut s = read_again(
+                &trace.records[..trace.records.partition_point(|r| r.t <= t)],
+                &config,
+                t,
+                &resumption,
+            )
+            .expect("the trace read again holds the journal's record");
+            let mut out = Vec::new();
+            s.carry_on(resumption, &mut out);
+            assert_eq!(out[0].seq, before.next_seq(), "the journal's numbering");
+            for r in trace.records.iter().filter(|r| r.t > t) {
+                s.apply(r, &mut out).unwrap();
+            }
+            while let Some(deadline) = s.next_board_deadline() {
+                s.advance(deadline, &mut out);
+            }
+            assert_eq!(
+                unnumbered(&out),
+                unnumbered(&all[journal.len()..]),
+                "game {} down at {t}",
+                seed + 70
+            );
+            assert_eq!(support::played_uci(&s), support::played_uci(&all_session));
+            // (Whether the board read afresh would have read it too.)
+            let afresh = {
+                let mut out = Vec::new();
+                let mut r = Session::resume(
+                    config.clone(),
+                    None,
+                    Resumption {
+                        game: before.game().clone(),
+                        next_seq: before.next_seq(),
+                        awaiting_press: before.inference().awaiting_press(),
+                        clock: None,
+                        t,
+                        downtime: Downtime::Pause,
+                    },
+                    &mut out,
+                );
+                r.scan(t, &board_at(trace, t), &mut out).unwrap();
+                for rec in trace.records.iter().filter(|rec| rec.t > t) {
+                    r.apply(rec, &mut out).unwrap();
+                }
+                while let Some(deadline) = r.next_board_deadline() {
+                    r.advance(deadline, &mut out);
+                }
+                support::played_uci(&r)
+            };
+            if afresh != support::played_uci(&all_session) {
+                waited += 1;
+            }
+        }
+    }
+    eprintln!("{waited} resumptions the board read afresh would have read otherwise");
+}

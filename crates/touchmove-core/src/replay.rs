@@ -33,7 +33,7 @@ use crate::game::echo::quoted;
 use crate::game::profile::UnknownProfile;
 use crate::game::{Profile, Start, StartError};
 use crate::inference::{Completion, InferenceConfig};
-use crate::session::{Session, SessionConfig};
+use crate::session::{Resumption, Session, SessionConfig};
 use crate::trace::{Record, TimedRecord, Trace};
 
 /// The longest time control text read: the longest real ones (several
@@ -233,6 +233,30 @@ pub fn drive_numbered(
     }
     session.input_ended(end, &mut events);
     Ok(events)
+}
+
+/// A trace's records up to `t` (`done`) read again by a session of its
+/// own, to carry on a journal's game in place of a daemon that went down
+/// at `t` ([`Session::carry_on`]): what the hands were doing then is
+/// known as it was — a piece in the air, a capture waiting for its piece
+/// to stand — where [`Session::resume`] reads the board afresh. The events
+/// read again are the journal's already and are dropped. `None` when that
+/// session's record is not the one `resume` restores (an arbiter's
+/// ruling the trace does not hold, a journal of another trace).
+pub fn read_again(
+    done: &[TimedRecord],
+    config: &SessionConfig,
+    t: Millis,
+    resume: &Resumption,
+) -> Option<Session> {
+    let mut session = Session::new(config.clone(), None);
+    let mut events = Vec::new();
+    for record in done {
+        session.apply(record, &mut events).ok()?;
+        events.clear();
+    }
+    session.advance(t, &mut events);
+    session.holds_the_record_of(resume).then_some(session)
 }
 
 impl Session {

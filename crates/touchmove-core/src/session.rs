@@ -197,6 +197,47 @@ impl Session {
         session
     }
 
+    /// Whether this session's record is the one `resume` restores: the
+    /// same moves, position, completed illegal moves and ply awaiting its
+    /// press (see [`Session::carry_on`]).
+    pub fn holds_the_record_of(&self, resume: &Resumption) -> bool {
+        let (mine, theirs) = (self.inference.game(), &resume.game);
+        mine.fen() == theirs.fen()
+            && mine.moves().len() == theirs.moves().len()
+            && mine
+                .moves()
+                .iter()
+                .zip(theirs.moves())
+                .all(|(a, b)| a.uci == b.uci && a.side == b.side)
+            && [Color::White, Color::Black]
+                .into_iter()
+                .all(|c| mine.illegal_moves(c) == theirs.illegal_moves(c))
+            && mine.is_over() == theirs.is_over()
+            && self.inference.awaiting_press() == resume.awaiting_press
+    }
+
+    /// This session, having read the very input the daemon that was down
+    /// had read up to `resume.t` (a trace read again from its start),
+    /// carries on in its place: what the hands were doing at `resume.t`
+    /// (a piece in the air, a capture waiting for its piece to stand) is
+    /// known as it was, where [`Session::resume`] reads the board afresh.
+    /// The numbering and the clock are the journal's, as with
+    /// [`Session::resume`] (its `clock` event with the reason `resumed`).
+    /// Call it only when [`Session::holds_the_record_of`] `resume`.
+    pub fn carry_on(&mut self, resume: Resumption, out: &mut Vec<Event>) {
+        self.seq = resume.next_seq;
+        let t = resume.t.max(resume.clock.map_or(0, |c| c.t));
+        self.stopped_for_alert = false;
+        self.clock = None;
+        if let (Some(tc), Some(reading)) = (&self.config.time_control, resume.clock)
+            && !self.inference.game().is_over()
+        {
+            self.clock = Some(self.restored_clock(tc.clone(), reading, t, resume.downtime));
+            self.clock_event(t, "resumed", out);
+            self.advance_clock(t, out);
+        }
+    }
+
     fn restored_clock(
         &mut self,
         tc: TimeControl,

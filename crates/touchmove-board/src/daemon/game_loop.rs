@@ -35,7 +35,7 @@ use touchmove_core::game::{Profile, Start};
 use touchmove_core::inference::arbiter::RulingRefused;
 use touchmove_core::inference::{Completion, InferenceConfig, ResumedBoard};
 use touchmove_core::session::{Resumption, Session, SessionConfig};
-use touchmove_core::trace::{Record, Trace};
+use touchmove_core::trace::{Record, TimedRecord, Trace};
 use touchmove_hw::SensorError;
 use touchmove_hw::profile::BoardProfile;
 
@@ -603,19 +603,18 @@ fn trace_game(
     resumed_config(&mut session_config, &resume.meta, config);
     let t = resume.resumption.t;
     let next = trace.records.partition_point(|r| r.t <= t);
-    let choices = pending_choices(&trace.records[..next], &resume.resumption);
-    let mut session = Session::resume(session_config, None, resume.resumption, out);
-    // The board as it stands at t: the last reading before, read again.
-    let board = trace.records[..next]
-        .iter()
-        .rev()
-        .find_map(|r| r.record.scan());
-    if let Some(scan) = board {
-        session.scan(t, &scan, out)?;
-    }
-    for role in choices {
-        session.promote(t, role, out);
-    }
+    let session = match touchmove_core::replay::read_again(
+        &trace.records[..next],
+        &session_config,
+        t,
+        &resume.resumption,
+    ) {
+        Some(mut session) => {
+            session.carry_on(resume.resumption, out);
+            session
+        }
+        None => resumed_on_the_board(trace, next, session_config, resume.resumption, out)?,
+    };
     Ok(Current {
         session,
         input: Input::Trace {
@@ -627,13 +626,36 @@ fn trace_game(
     })
 }
 
+/// The journal's game carried on from the board as it stood at the
+/// resumption (the last reading before it, read again), as a board
+/// daemon does: moves made meanwhile are searched for.
+fn resumed_on_the_board(
+    trace: &Trace,
+    next: usize,
+    config: SessionConfig,
+    resume: Resumption,
+    out: &mut Vec<Event>,
+) -> anyhow::Result<Session> {
+    let t = resume.t;
+    let choices = pending_choices(&trace.records[..next], &resume);
+    let mut session = Session::resume(config, None, resume, out);
+    let board = trace.records[..next]
+        .iter()
+        .rev()
+        .find_map(|r| r.record.scan());
+    if let Some(scan) = board {
+        session.scan(t, &scan, out)?;
+    }
+    for role in choices {
+        session.promote(t, role, out);
+    }
+    Ok(session)
+}
+
 /// The promotion pieces named in the turn under way (after the last
 /// clock press, before the move was made): the journal does not hold
 /// them, the turn still needs them.
-fn pending_choices(
-    done: &[touchmove_core::trace::TimedRecord],
-    resume: &Resumption,
-) -> Vec<shakmaty::Role> {
+fn pending_choices(done: &[TimedRecord], resume: &Resumption) -> Vec<shakmaty::Role> {
     if resume.awaiting_press.is_some() {
         return Vec::new();
     }

@@ -629,15 +629,29 @@ impl Inference {
     /// among them, its squares refilled in the same scan): the lines
     /// ending with his move. Several are kept open; which one, the next
     /// moves tell.
-    pub(super) fn explain_jump_pressed_by(&mut self, t: Millis, board: Bitboard) -> bool {
+    ///
+    /// The same for the player having the move, pressing with none of his
+    /// pieces touched and only his opponent's off the board: no move of
+    /// his is on the board, yet his press says he made one (6.7). Read
+    /// as a piece of the opponent lifted, the press would complete a move
+    /// never made (a false accusation, 7.5.3 of 2023); the board is read
+    /// as plies the sensors missed, three or more ending with his.
+    pub(super) fn explain_jump_pressed_by(
+        &mut self,
+        t: Millis,
+        board: Bitboard,
+        presser: Color,
+    ) -> bool {
         let pos = self.game.position().clone();
-        // Only pieces of the presser gone, as if in his hand (else a settle
-        // would have read the jump): a piece of the player having the move
-        // gone, or lifted, is his hand at work, and the press a late one.
+        // Only pieces of the side not having the move gone, as if in a
+        // hand (else a settle would have read the jump): for a late press
+        // the presser's own, for the mover's press his opponent's; none
+        // of the mover's touched (his hand at work is a move in progress).
         let expected = pos.board().occupied();
-        let presser = pos.turn().other();
+        let gone = expected & !board;
         if (board & !expected).any()
-            || !(expected & !board).is_subset(pos.board().by_color(presser))
+            || gone.is_empty()
+            || !gone.is_subset(pos.board().by_color(pos.turn().other()))
             || self
                 .turn
                 .touches
@@ -647,10 +661,15 @@ impl Inference {
             return false;
         }
         let max = self.config.max_missed_plies;
+        // Ending with the presser's ply: an even count for the late
+        // press, an odd one for the mover's (one ply would have been read
+        // as his move).
+        let last_is_pressers =
+            |len: usize| len > 1 && len.is_multiple_of(2) != (presser == pos.turn());
         let lines: Vec<Vec<Move>> =
             missed::explanations(&pos, board, self.white, max, missed::Roam::Short)
                 .into_iter()
-                .filter(|line| !line.is_empty() && line.len() % 2 == 0)
+                .filter(|line| !line.is_empty() && last_is_pressers(line.len()))
                 .collect();
         self.adopt_or_hypothesise(t, lines)
     }

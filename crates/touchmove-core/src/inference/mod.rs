@@ -82,6 +82,21 @@ const RAW_JUMP_SQUARES: usize = 3;
 /// answering a capture the sensors missed, short enough for an arbiter.
 const MISSING_GRACE_MS: Millis = 1500;
 
+/// A capture read only from its captured square emptied for a scan or
+/// two (the captured piece pushed off by the capturing one, quicker than
+/// a hand lifts a piece away) looks the same as interference or a brush
+/// on that square while the capturing piece is still in the air. Such a
+/// capture is made once the board has shown it this long, at the mover's
+/// press (6.7) or at the next mover's touch (1.1), whichever comes first:
+/// a hand still holding the piece sets it down by then (certainty first).
+const SWAP_RELEASE_MS: Millis = 1000;
+
+/// The longest the captured square may read empty for a capture to count
+/// as a swap (see [`SWAP_RELEASE_MS`]): two scans of a board read every
+/// 10 ms. On a board read more slowly a hand's capture may read as a swap
+/// too: there a swap is taken as the capture it usually is.
+const SWAP_GAP_MS: Millis = 20;
+
 /// How long a sliding piece may read on the square it reaches before its
 /// own square reads empty: a magnet between two squares closes both
 /// switches for a moment (tens of milliseconds; the contacts' bounce adds
@@ -329,6 +344,44 @@ impl TurnHands {
             .map(|(u, _)| self.first_contact(sq, *u))
             .min();
         toggled.into_iter().chain(settled).min()
+    }
+
+    /// When the captured square of `m`, a capture, was swapped: the only
+    /// sign of the capture there since its piece was lifted is the square
+    /// read empty for at most [`SWAP_GAP_MS`] and full again (or its
+    /// contacts bouncing, with no settled change). `None` for other moves,
+    /// for captured pieces seen taken off, and on a board read less often
+    /// than every `SWAP_GAP_MS / 2`.
+    fn swapped_at(&self, m: &Move, scan_period: Millis) -> Option<Millis> {
+        let Move::Normal {
+            from,
+            to,
+            capture: Some(_),
+            ..
+        } = *m
+        else {
+            return None;
+        };
+        if scan_period.saturating_mul(2) > SWAP_GAP_MS {
+            return None;
+        }
+        let lifted = self.first_contact(from, self.first_lift(from)?);
+        let on_to = |list: &[(Millis, Square)]| -> Vec<Millis> {
+            list.iter()
+                .filter(|(u, s)| *s == to && *u >= lifted)
+                .map(|(u, _)| *u)
+                .collect()
+        };
+        let (removals, placements) = (on_to(&self.removals), on_to(&self.placements));
+        let mut latest = None;
+        for &r in &removals {
+            let back = placements.iter().copied().find(|&p| p >= r)?;
+            if back.saturating_sub(r) > SWAP_GAP_MS {
+                return None;
+            }
+            latest = latest.max(Some(back));
+        }
+        latest.or_else(|| on_to(&self.toggles).into_iter().max())
     }
 
     /// Whether the first piece set down on `to` since `lifted` (the lift
@@ -760,6 +813,9 @@ pub struct Inference {
     /// quiet until then, it is judged again (a hand holds a piece for a
     /// moment; the record may explain the board instead; never stuck).
     lines_waiting_until: Option<Millis>,
+    /// A capture read only from a swap on its captured square waits until
+    /// then to be made (see [`SWAP_RELEASE_MS`]).
+    swap_until: Option<Millis>,
     awaiting_press: Option<usize>,
     /// A move made whose mover had not pressed when the reply was made
     /// (two hands): his press still completes it (6.7).
@@ -838,6 +894,7 @@ impl Inference {
             turn: TurnHands::default(),
             missing_since: None,
             lines_waiting_until: None,
+            swap_until: None,
             awaiting_press: None,
             unpressed: None,
             missed_press: None,
@@ -999,7 +1056,8 @@ impl Inference {
         let waiting = self
             .lines_waiting_until
             .filter(|_| self.last_change.is_none() && self.pending.is_some());
-        [settle, promotion, missing, waiting]
+        let swap = self.swap_until.filter(|_| self.last_change.is_none());
+        [settle, promotion, missing, waiting, swap]
             .into_iter()
             .flatten()
             .min()
@@ -1021,6 +1079,12 @@ impl Inference {
         if let Some(at) = self.lines_waiting_until
             && self.last_change.is_none()
             && self.pending.is_some()
+            && t >= at
+        {
+            self.evaluate(at);
+        }
+        if let Some(at) = self.swap_until
+            && self.last_change.is_none()
             && t >= at
         {
             self.evaluate(at);
@@ -1473,6 +1537,7 @@ impl Inference {
         // Set again below if the board is still unexplained.
         let missing_since = self.missing_since.take();
         self.lines_waiting_until = None;
+        let swap_until = self.swap_until.take();
 
         if !self.started || self.game.is_over() {
             if board == self.start.position().board().occupied() {
@@ -1583,7 +1648,7 @@ impl Inference {
         if self.pressing && !jump && self.reached_too_late_for_the_press(t, board) {
             return;
         }
-        if self.make_what_the_hands_did(t, board, jump, unread) {
+        if self.make_what_the_hands_did(t, board, jump, unread, swap_until) {
             return;
         }
         // A hand holding the promoted square's piece (the pawn being
@@ -1599,7 +1664,7 @@ impl Inference {
             // The next mover's move may be on the board already (once the
             // move is recorded).
             if self.released_promotion().is_none() {
-                self.make_what_the_hands_did(t, board, false, false);
+                self.make_what_the_hands_did(t, board, false, false, None);
             }
             return;
         }
@@ -1698,12 +1763,15 @@ impl Inference {
 
     /// The one legal move the hands made whose position the board shows:
     /// made (4.6), or a promotion awaiting its piece. False when none.
+    /// `swap_until`: when a capture read from a swap may be made, if one
+    /// was waiting (see [`SWAP_RELEASE_MS`]).
     fn make_what_the_hands_did(
         &mut self,
         t: Millis,
         board: Bitboard,
         jump: bool,
         unread: bool,
+        swap_until: Option<Millis>,
     ) -> bool {
         let cands = self.candidates(board, false);
         let Some(m) = self.pick(&cands) else {
@@ -1714,6 +1782,30 @@ impl Inference {
             // Not a hand: the board jumped (see `explain_jump`), or its
             // piece stood on the square before the hand lifted it.
             return false;
+        }
+        // (A promotion waits for its piece's name anyway, 3.7e.)
+        if !self.pressing
+            && !jump
+            && !m.is_promotion()
+            && let Some(swapped) = self.turn.swapped_at(&m, self.scan_period)
+        {
+            // Its piece set back on its square since: the swap took
+            // nothing (interference, a brush), the hand is still at work.
+            if self
+                .turn
+                .placements
+                .iter()
+                .any(|(u, s)| Some(*s) == m.from() && *u > swapped)
+            {
+                return false;
+            }
+            let until = swap_until.unwrap_or_else(|| swapped.saturating_add(SWAP_RELEASE_MS));
+            if t < until {
+                // The board waits as it is: the capture, or a hand still
+                // holding its piece.
+                self.swap_until = Some(until);
+                return true;
+            }
         }
         if m.is_promotion() {
             self.promotion_on_board(t, &m);

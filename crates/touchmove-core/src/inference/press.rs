@@ -162,7 +162,7 @@ impl Inference {
                 && self.promotion.is_none()
                 && self.board != self.game.position().board().occupied()
                 && (self.explain_missed_reply(t, self.board, Reply::Any)
-                    || self.explain_jump_pressed_by(t, self.board))
+                    || self.explain_jump_pressed_by(t, self.board, side))
             {
                 // One line: adopted, each ply completed at this press.
                 return if self.pending.is_some() {
@@ -249,6 +249,17 @@ impl Inference {
                     let ply = self.game.moves().len() + 1;
                     self.pressed_before_made = Some(ply);
                     return PressMeaning::Awaiting { ply };
+                }
+                // A jump the press tells of: his move among plies the
+                // sensors did not read (only his opponent's pieces gone).
+                if self.explain_jump_pressed_by(t, self.board, side) {
+                    return if self.pending.is_some() {
+                        PressMeaning::Ignored("several lines explain the board")
+                    } else {
+                        PressMeaning::Completed {
+                            ply: self.game.moves().len(),
+                        }
+                    };
                 }
                 let from = self
                     .turn
