@@ -960,3 +960,18 @@ fn a_promotion_lifted_as_the_jump_that_made_room_for_it_is_read() {
     // `...Rd8` recorded for White's `d8=Q`.
     random_game_with_two_jumps_is_read(&HandStyle::bullet(), 474, 0);
 }
+
+#[test]
+fn a_hand_a_few_ms_after_a_jump_works_on_the_board_the_jump_left() {
+    // Bullet hands, a board read every millisecond, two jumps a game. The
+    // sensors read again after `...Kh7 Rg6 Kh8 Re6` (g3 emptied and e6
+    // filled in one reading), and Black lifted his king 29 ms later: the
+    // board judged with the king in the air was read as six plies ending
+    // `...Kxh5 Re6` (the bishop taken quicker than a scan), a wrong record
+    // with no alert. Likewise White's pawn lifted 7 ms after `...Rb7 Kh1
+    // Rb4` was read again, read as `...Rb2 Kh1 Rxf2`. The board the
+    // sensors read again is the missed plies' end; the hand works on it.
+    for game in [118, 407] {
+        random_game_with_two_jumps_is_read(&HandStyle::by_name("bullet").unwrap(), game, 0);
+    }
+}

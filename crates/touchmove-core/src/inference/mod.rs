@@ -49,8 +49,10 @@ const HAND_NEAR_MS: Millis = 500;
 
 /// After the board jumped, the least time before a hand's change on
 /// another square counts as the hand's, begun after the sensors were read
-/// again (see [`Inference::hand_after_jump`]), ms.
-const HAND_AFTER_JUMP_MS: Millis = 60;
+/// again (see [`Inference::hand_after_jump`]), ms, and at least the next
+/// reading: the sensors read again show the missed plies in one reading,
+/// and fast hands already at work change a square a few ms later.
+const HAND_AFTER_JUMP_MS: Millis = 5;
 
 /// After the board jumped, the least time before a piece it set down,
 /// lifted again, counts as taken by a hand, ms: past the contacts'
@@ -1137,8 +1139,10 @@ impl Inference {
     /// the next mover, quick as fast hands are, started his move before
     /// the jump's board settled. Only where that board is a position of
     /// its own:
-    /// - three squares or more jumped (a hand sliding a piece, or lifting
-    ///   a capture's two pieces, changes two in one scan and goes on);
+    /// - three squares or more jumped, or two apart, a piece gone from one
+    ///   and set down on the other (a hand sliding a piece next door, or
+    ///   lifting a capture's two pieces, changes two in one scan and goes
+    ///   on; none carries a piece further within one reading);
     /// - a piece set down among them (a jump that only took pieces away
     ///   may be a hand at work itself, judged with what follows);
     /// - nothing else flickered since (a square whose contacts still
@@ -1147,7 +1151,10 @@ impl Inference {
         let [c] = scan else {
             return false;
         };
-        if !self.unread || self.last_change.is_none() || self.jumped.count() < 3 {
+        if !self.unread || self.last_change.is_none() {
+            return false;
+        }
+        if self.jumped.count() < 3 && !self.placed_apart() {
             return false;
         }
         // (A piece the jump set down, lifted again: the next mover taking
@@ -1164,7 +1171,8 @@ impl Inference {
         let least = if set_down_by_the_jump {
             RETAKEN_AFTER_JUMP_MS
         } else {
-            HAND_AFTER_JUMP_MS
+            // (A later reading at least.)
+            HAND_AFTER_JUMP_MS.max(self.scan_period)
         };
         (!self.jumped.contains(c.square) || set_down_by_the_jump)
             && self
@@ -1184,6 +1192,16 @@ impl Inference {
                             .iter()
                             .any(|(u, s)| *u > j.since && *s != c.square)
                 })
+    }
+
+    /// The board jumped on two squares in one scan, a piece set down on
+    /// one and gone from the other, not next door: no hand's slide.
+    fn placed_apart(&self) -> bool {
+        self.jumped.count() == 2
+            && self.jumped_scans.last().is_some_and(|j| {
+                matches!(j.as_slice(), [a, b] if !slid_next_door(a, b)
+                    && matches!(a.change, SquareChange::Lifted) != matches!(b.change, SquareChange::Lifted))
+            })
     }
 
     /// The changes read in one scan: whether the board jumped.
