@@ -374,6 +374,17 @@ fn resumed(trace: &Trace, down: Millis, up: Millis) -> Option<(Session, Vec<Even
     {
         return None;
     }
+    Some(resumed_afresh(&before, awaiting_press, trace, up))
+}
+
+/// `before`'s game resumed at `up` from the board as it stood then (read
+/// afresh, as a board daemon does), and the rest of `trace` read on.
+fn resumed_afresh(
+    before: &Session,
+    awaiting_press: Option<usize>,
+    trace: &Trace,
+    up: Millis,
+) -> (Session, Vec<Event>) {
     let mut out = Vec::new();
     let mut s = Session::resume(
         before.config().clone(),
@@ -389,13 +400,18 @@ fn resumed(trace: &Trace, down: Millis, up: Millis) -> Option<(Session, Vec<Even
         &mut out,
     );
     s.scan(up, &board_at(trace, up), &mut out).unwrap();
-    for r in trace.records.iter().filter(|r| r.t > up) {
-        s.apply(r, &mut out).unwrap();
+    read_rest(&mut s, trace, up, &mut out);
+    (s, out)
+}
+
+/// `trace`'s records after `t` read by `s`, and its timers run out.
+fn read_rest(s: &mut Session, trace: &Trace, t: Millis, out: &mut Vec<Event>) {
+    for r in trace.records.iter().filter(|r| r.t > t) {
+        s.apply(r, out).unwrap();
     }
     while let Some(deadline) = s.next_board_deadline() {
-        s.advance(deadline, &mut out);
+        s.advance(deadline, out);
     }
-    Some((s, out))
 }
 
 #[test]
@@ -582,12 +598,7 @@ fn read_again_up_to_the_journal_a_session_carries_on_as_if_never_down() {
             let mut out = Vec::new();
             s.carry_on(resumption, &mut out);
             assert_eq!(out[0].seq, before.next_seq(), "the journal's numbering");
-            for r in trace.records.iter().filter(|r| r.t > t) {
-                s.apply(r, &mut out).unwrap();
-            }
-            while let Some(deadline) = s.next_board_deadline() {
-                s.advance(deadline, &mut out);
-            }
+            read_rest(&mut s, trace, t, &mut out);
             assert_eq!(
                 unnumbered(&out),
                 unnumbered(&all[journal.len()..]),
@@ -596,30 +607,9 @@ fn read_again_up_to_the_journal_a_session_carries_on_as_if_never_down() {
             );
             assert_eq!(support::played_uci(&s), support::played_uci(&all_session));
             // (Whether the board read afresh would have read it too.)
-            let afresh = {
-                let mut out = Vec::new();
-                let mut r = Session::resume(
-                    config.clone(),
-                    None,
-                    Resumption {
-                        game: before.game().clone(),
-                        next_seq: before.next_seq(),
-                        awaiting_press: before.inference().awaiting_press(),
-                        clock: None,
-                        t,
-                        downtime: Downtime::Pause,
-                    },
-                    &mut out,
-                );
-                r.scan(t, &board_at(trace, t), &mut out).unwrap();
-                for rec in trace.records.iter().filter(|rec| rec.t > t) {
-                    r.apply(rec, &mut out).unwrap();
-                }
-                while let Some(deadline) = r.next_board_deadline() {
-                    r.advance(deadline, &mut out);
-                }
-                support::played_uci(&r)
-            };
+            let (afresh, _) =
+                resumed_afresh(&before, before.inference().awaiting_press(), trace, t);
+            let afresh = support::played_uci(&afresh);
             if afresh != support::played_uci(&all_session) {
                 waited += 1;
             }
