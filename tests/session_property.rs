@@ -1694,6 +1694,63 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[244, 16, 208]).unwrap();
     }
+    #[test]
+    fn a_press_with_the_piece_carried_on_from_a_square_the_line_leaves_empty_took_unseen() {
+        // White's bishop lifted from f1, set down on a4 (an illegal move
+        // warned), then on g2: lines open, among them none (the hand still
+        // at work). The board set to `Bxb5` from the record in one scan
+        // (only g2 emptied: the bishop lifted again, b5 never read empty)
+        // and White's press: under the line of no plies the lifted square
+        // g2 holds no piece, so no capture was read there, the other lines
+        // went on alone, and Black's next moves were read as illegal. The
+        // piece lifted from a square empty under the line is one of his
+        // gone from its own square: `Bxb5`, quicker than a scan.
+        let actions = [
+            Legal(214),
+            Legal(129),
+            Toggle(16),
+            Legal(4),
+            Legal(0),
+            Legal(175),
+            Legal(125),
+            Legal(71),
+            Toggle(24),
+            Legal(135),
+        ];
+        check(Profile::FideStandard, true, &actions, &[81]).unwrap();
+    }
+
+    #[test]
+    fn a_knight_carried_on_from_a_square_the_line_leaves_empty_captures_at_the_press() {
+        // The same with White's knight: lifted from c3, set down on g2 (an
+        // illegal move warned), on e2, then the board set to `Nxb5` (e2
+        // emptied, b5 never read empty) and White pressed (FIDE blitz).
+        let actions = [
+            Legal(94),
+            Legal(146),
+            Legal(56),
+            Legal(237),
+            Legal(15),
+            Legal(19),
+            Toggle(14),
+            Garbage(0),
+            Toggle(14),
+            Legal(139),
+            Toggle(29),
+            Garbage(11_001_716_157_351_313_408),
+            Legal(0),
+            Legal(14),
+            Legal(22),
+            Legal(108),
+            Legal(227),
+            Legal(115),
+            Legal(135),
+            Legal(170),
+            Toggle(14),
+            Legal(212),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[83]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -858,7 +858,9 @@ impl Inference {
 
     /// The press under `line` (whose position is `pos`, the presser to
     /// move) when the one thing the hands did since the line's last ply is
-    /// lift the presser's piece: it stands nowhere new, so it took a piece
+    /// lift the presser's piece (or a piece from a square empty under the
+    /// line, where the hand had set down one of his pieces gone from its
+    /// own square): it stands nowhere new, so it took a piece
     /// whose square never read empty (a capture quicker than a scan), as
     /// the record reads such a press (6.7). Every capture that leaves
     /// `board` is kept (the next moves tell).
@@ -880,11 +882,18 @@ impl Inference {
         if lifted.count() != 1 || self.turn.placements.iter().any(|x| since(&x)) {
             return Vec::new();
         }
+        // Lifted from a square empty under the line: the piece set down
+        // there was one of his gone from its own square, carried on.
+        let from = if (lifted & pos.board().occupied()).any() {
+            lifted
+        } else {
+            pos.board().by_color(pos.turn()) & !board
+        };
         let role = self.promotion_choice.unwrap_or(Role::Queen);
         pos.legal_moves()
             .into_iter()
             .filter(|m| m.is_capture() && m.promotion().is_none_or(|r| r == role))
-            .filter(|m| m.from().is_some_and(|from| lifted.contains(from)))
+            .filter(|m| m.from().is_some_and(|f| from.contains(f)))
             .filter(|m| occupancy_after(pos, m) == board)
             .map(|mv| MadeUnder {
                 mv,
