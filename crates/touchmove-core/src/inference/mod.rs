@@ -1197,11 +1197,11 @@ impl Inference {
     /// The board jumped on two squares in one scan, a piece set down on
     /// one and gone from the other, not next door: no hand's slide.
     fn placed_apart(&self) -> bool {
-        self.jumped.count() == 2
-            && self.jumped_scans.last().is_some_and(|j| {
-                matches!(j.as_slice(), [a, b] if !slid_next_door(a, b)
-                    && matches!(a.change, SquareChange::Lifted) != matches!(b.change, SquareChange::Lifted))
-            })
+        let lifted = |c: &SettledChange| matches!(c.change, SquareChange::Lifted);
+        let Some([a, b]) = self.jumped_scans.last().map(Vec::as_slice) else {
+            return false;
+        };
+        self.jumped.count() == 2 && lifted(a) != lifted(b) && !slid_next_door(a, b)
     }
 
     /// The changes read in one scan: whether the board jumped.
