@@ -593,59 +593,13 @@ impl Inference {
             // a scan, perhaps answered (as the record reads pieces gone
             // and nothing moving): those plies extend it, once the board
             // has been quiet for longer than a hand holds a piece.
-            let quiet_from = self.turn.active_at.iter().flatten().max().copied();
-            let quick: Vec<Line> = match quiet_from.map(|q| q.saturating_add(HAND_HOLD_MS)) {
-                Some(quiet) if t <= quiet => {
-                    self.lines_waiting_until = Some(quiet.saturating_add(1));
-                    Vec::new()
-                }
-                _ => {
-                    let under: Vec<Line> = next
-                        .iter()
-                        .flat_map(|line| {
-                            let pos = play_line(&base, &line.plies);
-                            let seen = self.seen_under(&pos, pending.opened_board, board);
-                            self.missed_captures_under(line, &pos, seen, board, t, EXTEND_PLIES)
-                        })
-                        .collect();
-                    // The record itself is such a line too: plies from
-                    // it, as many as a jump may hide, their captures
-                    // perhaps quicker than a scan (the board may have
-                    // been set to them in one scan). Only to positions no
-                    // line reaches: the lines hold the order the hands
-                    // made their plies in, which the record's plies, read
-                    // afresh, do not know.
-                    let record = Line::missed(Vec::new(), t);
-                    // (Lifts before the turn began afresh under the lines
-                    // are not in its hands: a piece of the record's gone
-                    // from the board now left.)
-                    let gone = base.board().occupied() & !board;
-                    let reached: Vec<Chess> = next
-                        .iter()
-                        .chain(&under)
-                        .map(|l| play_line(&base, &l.plies))
-                        .chain(fresh.iter().map(|plies| play_line(&base, plies)))
-                        .collect();
-                    let from_record: Vec<Line> = self
-                        .missed_captures_under(
-                            &record,
-                            &base,
-                            self.seen_under(&base, pending.opened_board, board) | gone,
-                            board,
-                            t,
-                            self.config.max_missed_plies,
-                        )
-                        .into_iter()
-                        .filter(|l| {
-                            let pos = play_line(&base, &l.plies);
-                            !reached
-                                .iter()
-                                .any(|r| r.board() == pos.board() && r.turn() == pos.turn())
-                        })
-                        .collect();
-                    under.into_iter().chain(from_record).collect()
-                }
-            };
+            let quick = self.quick_captures_under_waiting_lines(
+                t,
+                board,
+                pending.opened_board,
+                &next,
+                &fresh,
+            );
             // (No line saw a move: `firm` is 0, `waiting` not used again.)
             next.extend(quick);
             next.splice(0..0, fresh.into_iter().map(|plies| Line::missed(plies, t)));
@@ -698,6 +652,72 @@ impl Inference {
             },
         );
         true
+    }
+
+    /// Never stuck, when every open line only waits: under each line,
+    /// its pieces gone were captures quicker than a scan, perhaps
+    /// answered (as the record reads pieces gone and nothing moving), and
+    /// so were the record's own plies, to positions neither the lines
+    /// (`open`) nor the record's plies seen made (`fresh`) reach. Once the
+    /// board has been quiet for longer than a hand holds a piece; until
+    /// then none, and the lines are judged again at that time.
+    fn quick_captures_under_waiting_lines(
+        &mut self,
+        t: Millis,
+        board: Bitboard,
+        opened_board: Bitboard,
+        open: &[Line],
+        fresh: &[Vec<Move>],
+    ) -> Vec<Line> {
+        let base = self.game.position().clone();
+        let quiet_from = self.turn.active_at.iter().flatten().max().copied();
+        if let Some(quiet) = quiet_from.map(|q| q.saturating_add(HAND_HOLD_MS))
+            && t <= quiet
+        {
+            self.lines_waiting_until = Some(quiet.saturating_add(1));
+            return Vec::new();
+        }
+        let under: Vec<Line> = open
+            .iter()
+            .flat_map(|line| {
+                let pos = play_line(&base, &line.plies);
+                let seen = self.seen_under(&pos, opened_board, board);
+                self.missed_captures_under(line, &pos, seen, board, t, EXTEND_PLIES)
+            })
+            .collect();
+        // The record itself is such a line too: plies from it, as many as
+        // a jump may hide, their captures perhaps quicker than a scan (the
+        // board may have been set to them in one scan). Only to positions
+        // no line reaches: the lines hold the order the hands made their
+        // plies in, which the record's plies, read afresh, do not know.
+        let record = Line::missed(Vec::new(), t);
+        // (Lifts before the turn began afresh under the lines are not in
+        // its hands: a piece of the record's gone from the board now left.)
+        let gone = base.board().occupied() & !board;
+        let reached: Vec<Chess> = open
+            .iter()
+            .chain(&under)
+            .map(|l| play_line(&base, &l.plies))
+            .chain(fresh.iter().map(|plies| play_line(&base, plies)))
+            .collect();
+        let from_record: Vec<Line> = self
+            .missed_captures_under(
+                &record,
+                &base,
+                self.seen_under(&base, opened_board, board) | gone,
+                board,
+                t,
+                self.config.max_missed_plies,
+            )
+            .into_iter()
+            .filter(|l| {
+                let pos = play_line(&base, &l.plies);
+                !reached
+                    .iter()
+                    .any(|r| r.board() == pos.board() && r.turn() == pos.turn())
+            })
+            .collect();
+        under.into_iter().chain(from_record).collect()
     }
 
     /// `line` (its position `pos`) extended by up to `plies` captures the
