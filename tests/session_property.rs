@@ -104,6 +104,13 @@ impl Run {
             self.set(self.occ.without(sq));
             self.wait(200);
         }
+        // A promotion to a piece other than a queen is named (3.7e): the
+        // board cannot see which piece stands there, and one nobody names
+        // is a queen (`docs/contract-extensions.md`).
+        if let Some(role) = m.promotion().filter(|r| *r != Role::Queen) {
+            self.t += 1;
+            self.session.promote(self.t, role, &mut self.events);
+        }
         self.set(after.board().occupied());
     }
 
