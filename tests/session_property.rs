@@ -1758,6 +1758,64 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[83]).unwrap();
     }
+    #[test]
+    fn a_piece_lifted_a_moment_ago_is_in_the_hand_when_the_lines_fail_under_an_alert() {
+        // Garbage read as plies, an alert open, lines from a board set in
+        // one scan: when the next mover lifts a pawn (...e7 for ...e5),
+        // no open line explains the board any more, and the record's own
+        // plies explain it only with the pawn taken by plies nobody saw
+        // (`Qg3 Nf3 e5 Nxe5 Qh4 Nf3`). The pawn lifted 160 ms ago is in
+        // the hand: lines with it in the air stand beside those (as for a
+        // jump read without an alert), and where it lands tells.
+        let actions = [
+            Toggle(28),
+            Legal(8),
+            Legal(47),
+            Legal(228),
+            Legal(29),
+            Legal(255),
+            Toggle(15),
+            Legal(244),
+            Toggle(17),
+            Wait(158),
+            Legal(54),
+            Legal(197),
+        ];
+        check(Profile::Casual, false, &actions, &[246, 45, 255]).unwrap();
+    }
+
+    #[test]
+    fn a_jump_under_open_lines_to_pieces_only_missing_may_leave_the_other_side_to_move() {
+        // Lines open after the hands played from a stale record; then the
+        // board is set in one scan to three plies on (`Bg1 c5 Bxc5`),
+        // showing only the c6 pawn gone. Two plies from the record
+        // (`Bxe7 c5`) leave the same board with White to move: both stand
+        // until the press and Black's next move tell.
+        let actions = [
+            Legal(123),
+            Toggle(16),
+            Legal(68),
+            Legal(107),
+            Garbage(63488),
+            Legal(236),
+            Legal(166),
+            Garbage(38912),
+            Legal(102),
+            Legal(0),
+            Legal(147),
+            Legal(23),
+            Legal(176),
+            Legal(209),
+            Legal(244),
+            Legal(23),
+            Legal(238),
+            Garbage(44),
+            Legal(132),
+            Legal(0),
+            Bounce(0),
+        ];
+        check(Profile::FideStandard, true, &actions, &[17, 39, 70]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -227,39 +227,8 @@ impl Inference {
                 lines.extend(longer);
             }
             // Or fewer, the sensors read again while the next mover's hand
-            // held a piece (fast hands, 1.1): kept where such a hand
-            // explains the board; where it lands tells.
-            let emptied = pos.board().occupied() & !board;
-            // (The hand's pieces were lifted since the board was read
-            // again: the lines read from that reading.)
-            let read = emptied
-                .into_iter()
-                .filter_map(|s| self.turn.first_lift(s))
-                .min()
-                .unwrap_or(t);
-            at_work =
-                missed::with_a_hand_at_work(&pos, board, self.white, &lines, emptied, max_plies)
-                    .into_iter()
-                    .filter(|line| in_progress_at(&hypotheses::play_line(&pos, line), board))
-                    .map(|line| (line, read.saturating_sub(1)))
-                    .collect();
-            // Or the plies that explain the board the jump was first read
-            // as, a piece it set down lifted again at once (the next
-            // mover's hand) before the reading settled.
-            for &jumped in self.raw_jumps.iter().filter(|&&b| b != board) {
-                for line in
-                    missed::explanations(&pos, jumped, self.white, max_plies, missed::Roam::Short)
-                {
-                    let end = hypotheses::play_line(&pos, &line);
-                    if (end.board().occupied() & !board).any()
-                        && in_progress_at(&end, board)
-                        && !lines.contains(&line)
-                        && !at_work.iter().any(|(l, _)| *l == line)
-                    {
-                        at_work.push((line, read.saturating_sub(1)));
-                    }
-                }
-            }
+            // held a piece (fast hands, 1.1).
+            at_work = self.hands_at_work(t, &pos, board, &lines, max_plies);
         }
         if resumed {
             // Read again after a restart: a move made while the daemon was
@@ -318,6 +287,52 @@ impl Inference {
         lines.extend(shorter);
         self.hypothesise_with_longer(t, lines, on_probation, at_work);
         true
+    }
+
+    /// Lines of fewer plies than `lines` after which the sensors were read
+    /// while the next mover's hand held a piece (fast hands, 1.1): kept
+    /// where such a hand explains `board`; where it lands tells. Each with
+    /// the time the lines were read from (before the hand's first lift).
+    fn hands_at_work(
+        &self,
+        t: Millis,
+        pos: &Chess,
+        board: Bitboard,
+        lines: &[Vec<Move>],
+        max_plies: usize,
+    ) -> Vec<(Vec<Move>, Millis)> {
+        let emptied = pos.board().occupied() & !board;
+        // (The hand's pieces were lifted since the board was read again:
+        // the lines read from that reading, or `t`.)
+        let read = emptied
+            .into_iter()
+            .filter_map(|s| self.turn.first_lift(s))
+            .min()
+            .unwrap_or(t);
+        let mut at_work: Vec<(Vec<Move>, Millis)> =
+            missed::with_a_hand_at_work(pos, board, self.white, lines, emptied, max_plies)
+                .into_iter()
+                .filter(|line| in_progress_at(&hypotheses::play_line(pos, line), board))
+                .map(|line| (line, read.saturating_sub(1)))
+                .collect();
+        // Or the plies that explain the board the jump was first read
+        // as, a piece it set down lifted again at once (the next
+        // mover's hand) before the reading settled.
+        for &jumped in self.raw_jumps.iter().filter(|&&b| b != board) {
+            for line in
+                missed::explanations(pos, jumped, self.white, max_plies, missed::Roam::Short)
+            {
+                let end = hypotheses::play_line(pos, &line);
+                if (end.board().occupied() & !board).any()
+                    && in_progress_at(&end, board)
+                    && !lines.contains(&line)
+                    && !at_work.iter().any(|(l, _)| *l == line)
+                {
+                    at_work.push((line, read.saturating_sub(1)));
+                }
+            }
+        }
+        at_work
     }
 
     /// Never stuck: the board, after an alert, shows a position that a
@@ -392,18 +407,23 @@ impl Inference {
             })
             .collect();
         let mut on_probation = Vec::new();
+        let mut at_work = Vec::new();
         if jump {
             let max = self.config.max_missed_plies;
             on_probation = missed::two_plies_longer(&pos, board, self.white, &lines, max);
             let longer = missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max);
             lines.extend(longer);
+            // Or fewer, a hand at work since (as for a jump read without an
+            // alert): a piece lifted a moment ago is in the air, not taken
+            // by plies nobody saw.
+            at_work = self.hands_at_work(t, &pos, board, &lines, max);
         } else if lines.is_empty() {
             lines = self.played_on_after_unseen_plies(&pos, board);
         }
-        if lines.is_empty() {
+        if lines.is_empty() && at_work.is_empty() {
             return false;
         }
-        self.hypothesise_with_longer(t, lines, on_probation, Vec::new());
+        self.hypothesise_with_longer(t, lines, on_probation, at_work);
         true
     }
 

@@ -1596,14 +1596,14 @@ impl Inference {
                 let max = self.config.max_missed_plies;
                 let mut fresh =
                     missed::explanations(record, board, self.white, max, missed::Roam::Short);
-                // (As a jump read without lines open: the board may be one
-                // ply further on, the other side to move, where a piece was
-                // set down.)
-                if (board & !record.board().occupied()).any() {
-                    let other_side =
-                        missed::with_the_other_side_to_move(record, board, self.white, &fresh, max);
-                    fresh.extend(other_side);
-                }
+                // The board may be one ply further on, the other side to
+                // move (a piece gone on by way of another square), where
+                // pieces are only missing too: no hand was read, so no
+                // piece is in the air, and what the press and the next
+                // move show tells the sides apart.
+                let other_side =
+                    missed::with_the_other_side_to_move(record, board, self.white, &fresh, max);
+                fresh.extend(other_side);
                 fresh
             } else {
                 Vec::new()
