@@ -1747,3 +1747,48 @@ fn the_board_read_again_is_judged_before_the_hand_that_follows_at_once() {
         played_uci(&out.session)
     );
 }
+
+#[test]
+fn a_late_press_for_a_reply_read_at_the_opponents_press_completes_it_while_his_capture_is_at_work()
+{
+    // 32...Qxc5 33. bxc5 Rxb1: White's bxc5 is made before Black presses
+    // for his queen, so Black's press reads both plies. Black's hand
+    // takes the rook off b1 (his capture begun, two hands, 1.1) before
+    // White's late press: that press is bxc5's (6.7), not the tale of
+    // four plies nobody saw (`Bxf1 Ra1 Be2 Rf1`) that would leave b1
+    // empty with White's move last.
+    let mut h = Hands::new(
+        Some("1r6/p3qp1k/2p1p1pP/2NpP3/1P3Q2/P7/2P1b2P/1R3BK1 b - - 4 32"),
+        "fide-blitz",
+    );
+    // (A synthesized trace's readings, contact bounce and the rook's
+    // slide included: milliseconds, then `-` a square emptied, `+` one
+    // filled, or a side's press.)
+    let readings = "0 -e7 3 +e7 5 -e7 6 +e7 7 -e7 69 -c5 70 +c5 72 -c5 74 +c5 77 -c5 \
+        84 +c5 86 -c5 88 +c5 200 -b4 247 -c5 250 +c5 253 -c5 297 +c5 298 -c5 \
+        299 +c5 319 -c5 349 +c5 350 -c5 351 +c5 588 black 618 -b1 620 +b1 \
+        621 -b1 624 +b1 625 -b1 872 white 924 +b7 934 -b8 937 +b8 940 -b8 \
+        944 -b7 959 +b6 989 -b6 997 +b5 1032 -b5 1048 +b4 1060 -b4 1080 +b3 \
+        1109 -b3 1124 +b2 1144 -b2 1174 +b1 1177 -b1 1178 +b1 1179 -b1 \
+        1182 +b1 1211 -b1 1250 +b1 1251 -b1 1254 +b1 1800 black";
+    let words: Vec<&str> = readings.split_whitespace().collect();
+    let mut at = 0;
+    h.wait(1000);
+    for pair in words.chunks(2) {
+        let t: u64 = pair[0].parse().unwrap();
+        h.wait(t - at);
+        at = t;
+        match pair[1] {
+            "white" => h.clock_then(White, 0),
+            "black" => h.clock_then(Black, 0),
+            x if x.starts_with('-') => h.lift_then(&x[1..], 0),
+            x => h.place_then(&x[1..], 0),
+        };
+    }
+    h.wait(1000);
+    let out = h.run();
+    for e in &out.events {
+        eprintln!("{}", e.to_json());
+    }
+    read_exactly(&out, &["e7c5", "b4c5", "b8b1"]);
+}

@@ -128,18 +128,20 @@ impl Inference {
         }
         // Two hands (1.1): the reply to his move was read (a ply the
         // sensors missed, completed as it was read) before he pressed for
-        // his own; with nothing new on the board this press completes his
-        // move (6.7), not a press without a move.
+        // his own; with nothing new on the board (but the next mover's
+        // hand at work) this press completes his move (6.7), not a press
+        // without a move.
         if let Some((late, by)) = self.unpressed
             && by == side
-            && self.board == self.game.position().board().occupied()
+            && self.shows_the_record_with_the_next_hand()
         {
             self.unpressed = None;
             self.emit(t, EventKind::MoveCompleted { ply: late });
             return PressMeaning::Completed { ply: late };
         }
         // The same for his ply among plies the sensors missed, completed
-        // when they were read: this is its press.
+        // when they were read: this is its press (the pieces the next
+        // mover has lifted since are no plies the press tells of).
         if let Some((ply, by)) = self.missed_press
             && by == side
             && self.awaiting_press.is_none()
@@ -148,7 +150,7 @@ impl Inference {
                 .moves()
                 .get(ply.wrapping_sub(1))
                 .is_some_and(|m| m.side == side)
-            && self.board == self.game.position().board().occupied()
+            && self.shows_the_record_with_the_next_hand()
         {
             self.missed_press = None;
             return PressMeaning::Completed { ply };
@@ -228,11 +230,19 @@ impl Inference {
                 // pieces seen lifted. Not an illegal move: the two plies.
                 let ply = self.game.moves().len() + 1;
                 if self.explain_missed_reply(t, self.board, Reply::SeenMade) {
-                    return if self.pending.is_some() {
-                        PressMeaning::Ignored("several lines explain the board")
-                    } else {
-                        PressMeaning::Completed { ply }
-                    };
+                    if self.pending.is_some() {
+                        return PressMeaning::Ignored("several lines explain the board");
+                    }
+                    // The reply's own press is still to come: when it
+                    // does, it is that ply's (6.7), not a press telling of
+                    // more plies (the presser's pieces the next mover's
+                    // hand takes off meanwhile are his capture at work).
+                    if let Some(reply) = self.game.moves().last()
+                        && reply.side != side
+                    {
+                        self.missed_press = Some((self.game.moves().len(), reply.side));
+                    }
+                    return PressMeaning::Completed { ply };
                 }
                 if self.made_unseen_under_lifts(t, self.board) {
                     return if self.pending.is_some() {
@@ -384,6 +394,16 @@ impl Inference {
             self.board == expected.without(from).without(to) & !his
                 && self.turn.first_lift_after(to, lifted).is_some()
         })
+    }
+
+    /// The board shows the record, or the record with the next mover's
+    /// hand at work (two hands, 1.1): pieces only gone, each one he may
+    /// lift (his own, or one he may take).
+    fn shows_the_record_with_the_next_hand(&self) -> bool {
+        let pos = self.game.position();
+        let expected = pos.board().occupied();
+        self.board == expected
+            || ((self.board & !expected).is_empty() && explain::in_progress_at(pos, self.board))
     }
 
     /// The move a press completes when the next mover's hand is already
