@@ -1816,6 +1816,36 @@ mod found {
         ];
         check(Profile::FideStandard, true, &actions, &[17, 39, 70]).unwrap();
     }
+    #[test]
+    fn players_playing_on_after_the_record_lost_their_turn_are_followed_in_casual_play() {
+        // Casual, no clock. The bishop and the d-pawn lifted, then the
+        // pawn set down on d6 three seconds later: the hands read
+        // `Bxh6 d6` (a capture quicker than a scan), while the board was
+        // set to `Bd2 d6 Bxh6` (the bishop's stop on d2 never read). The
+        // players then play ...e6 and b4, in the other turn from the
+        // record's: no line in the hands' order explains the board (a
+        // ply's tempo cannot be made up), so the record follows their
+        // plies in the order its turn allows.
+        let actions = [
+            Toggle(28),
+            Clock(false),
+            Legal(243),
+            Legal(62),
+            Legal(153),
+            Legal(152),
+            Legal(27),
+            Legal(248),
+            Legal(62),
+            Toggle(23),
+            Legal(22),
+            Legal(0),
+            Legal(231),
+            Legal(36),
+            Toggle(51),
+            Toggle(2),
+        ];
+        check(Profile::Casual, false, &actions, &[20, 151, 121]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

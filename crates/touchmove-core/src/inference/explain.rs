@@ -16,6 +16,11 @@ const PLAYED_ON_PLIES: usize = 2;
 const MAX_UNSEEN: usize = 4;
 const JUMP_SQUARES: usize = 8;
 
+/// The most plies [`Inference::played_on_out_of_turn`] reads: the two
+/// plies the players made since the record lost their turn, and as many
+/// more.
+const OUT_OF_TURN_PLIES: usize = 4;
+
 /// What the second ply of a missed move and its reply must show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reply {
@@ -419,12 +424,39 @@ impl Inference {
             at_work = self.hands_at_work(t, &pos, board, &lines, max);
         } else if lines.is_empty() {
             lines = self.played_on_after_unseen_plies(&pos, board);
+            // (Not under the Laws: a record a ply off the players' turn
+            // would read their next moves as illegal ones, 7.5; there the
+            // arbiter settles it, and a jump's lines read on meanwhile.)
+            if lines.is_empty() && !self.profile.is_fide() {
+                lines = self.played_on_out_of_turn(&pos, board);
+            }
         }
         if lines.is_empty() && at_work.is_empty() {
             return false;
         }
         self.hypothesise_with_longer(t, lines, on_probation, at_work);
         true
+    }
+
+    /// Never stuck, the last resort when the players played on: the
+    /// record has the other side to move from the players (a reading the
+    /// sensors could not tell apart, such as a capture quicker than a scan
+    /// for a piece's two steps), so they made their plies in the other
+    /// order. Short lines whose every piece the hands were seen lifting,
+    /// in whatever order: the position is followed again, and the next
+    /// moves are read in the players' turn once it is the record's again.
+    fn played_on_out_of_turn(&self, pos: &Chess, board: Bitboard) -> Vec<Vec<Move>> {
+        let seen = self.turn.seen();
+        missed::explanations(
+            pos,
+            board,
+            self.white,
+            OUT_OF_TURN_PLIES,
+            missed::Roam::Never,
+        )
+        .into_iter()
+        .filter(|line| line.len() > 1 && line.iter().all(|m| (must_lift(m) & !seen).is_empty()))
+        .collect()
     }
 
     /// Never stuck, when the players played on: plies nobody saw (a jump
