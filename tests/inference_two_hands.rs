@@ -1762,8 +1762,7 @@ fn a_late_press_for_a_reply_read_at_the_opponents_press_completes_it_while_his_c
         "fide-blitz",
     );
     // (A synthesized trace's readings, contact bounce and the rook's
-    // slide included: milliseconds, then `-` a square emptied, `+` one
-    // filled, or a side's press.)
+    // slide included.)
     let readings = "0 -e7 3 +e7 5 -e7 6 +e7 7 -e7 69 -c5 70 +c5 72 -c5 74 +c5 77 -c5 \
         84 +c5 86 -c5 88 +c5 200 -b4 247 -c5 250 +c5 253 -c5 297 +c5 298 -c5 \
         299 +c5 319 -c5 349 +c5 350 -c5 351 +c5 588 black 618 -b1 620 +b1 \
@@ -1771,9 +1770,20 @@ fn a_late_press_for_a_reply_read_at_the_opponents_press_completes_it_while_his_c
         944 -b7 959 +b6 989 -b6 997 +b5 1032 -b5 1048 +b4 1060 -b4 1080 +b3 \
         1109 -b3 1124 +b2 1144 -b2 1174 +b1 1177 -b1 1178 +b1 1179 -b1 \
         1182 +b1 1211 -b1 1250 +b1 1251 -b1 1254 +b1 1800 black";
+    h.wait(1000);
+    play_readings(&mut h, readings);
+    let out = h.run();
+    for e in &out.events {
+        eprintln!("{}", e.to_json());
+    }
+    read_exactly(&out, &["e7c5", "b4c5", "b8b1"]);
+}
+
+/// A synthesized trace's readings, from now: milliseconds, then `-` a
+/// square emptied, `+` one filled, or a side's press; then a second.
+fn play_readings(h: &mut Hands, readings: &str) {
     let words: Vec<&str> = readings.split_whitespace().collect();
     let mut at = 0;
-    h.wait(1000);
     for pair in words.chunks(2) {
         let t: u64 = pair[0].parse().unwrap();
         h.wait(t - at);
@@ -1786,9 +1796,49 @@ fn a_late_press_for_a_reply_read_at_the_opponents_press_completes_it_while_his_c
         };
     }
     h.wait(1000);
+}
+
+#[test]
+fn a_captured_piece_brushed_before_the_capturing_piece_left_is_no_capture_of_it() {
+    // 13. Nxd4 exd4: White brushes the e5 pawn for 100 ms while thinking
+    // (a nudge), then takes on d4 (the knight set down where Black's
+    // stood); Black lifts e5 and takes the knight off d4 before White's
+    // press. The knight could not have reached e5 before it left f3: the
+    // press completes Nxd4, not Nxe5 with Black's pawn taken.
+    let mut h = Hands::new(
+        Some("r2qkb1r/ppp2ppp/3pbn2/4p3/2BnP3/2NP1N2/PPP2PPP/R1BQK2R w KQkq - 1 7"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    let readings = "0 -e5 92 +e5 95 -e5 98 +e5 359 -f3 609 -d4 610 +d4 611 -d4 \
+        622 +d4 623 -d4 626 +d4 629 -d4 632 +d4 670 -d4 691 +d4 694 -d4 696 +d4 \
+        798 -e5 799 +e5 801 -e5 802 +e5 804 -e5 926 -d4 927 +d4 930 -d4 933 +d4 \
+        934 -d4 936 white 977 +d4 980 -d4 983 +d4 1010 -d4 1038 +d4 1040 -d4 \
+        1043 +d4 1046 -d4 1048 +d4 1346 black";
+    play_readings(&mut h, readings);
     let out = h.run();
-    for e in &out.events {
-        eprintln!("{}", e.to_json());
-    }
-    read_exactly(&out, &["e7c5", "b4c5", "b8b1"]);
+    read_exactly(&out, &["f3d4", "e5d4"]);
+}
+
+#[test]
+fn a_square_filled_before_the_piece_left_its_own_is_no_move_of_that_piece() {
+    // 59. Bc5 Rxa5 60. bxa5: the bishop lands on c5; Black takes the
+    // rook off a5 and slides his rook down the a-file over a7. The rook
+    // on a5 could not have reached c5 before it left a5: the board (a7
+    // filled by the sliding rook, a5 emptied, c5 filled) is no `Rc5`.
+    let mut h = Hands::new(
+        Some("r1b3k1/B5bp/6p1/R2p2N1/1P2p3/2n3P1/5PBP/6K1 w - - 0 30"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    let readings = "0 -a7 1 +a7 3 -a7 6 +a7 7 -a7 147 black 149 +c5 150 -c5 \
+        153 +c5 154 -c5 156 +c5 283 -a5 286 +a5 287 -a5 353 +a7 357 -a8 359 +a8 \
+        360 -a8 362 +a8 364 -a8 394 -a7 399 white 428 +a6 452 -a6 507 +a5 \
+        509 -a5 510 +a5 549 -a5 577 +a5 578 -a5 580 +a5 583 -a5 584 +a5 \
+        685 -b4 688 +b4 690 -b4 789 black 837 -a5 840 +a5 843 -a5 887 +a5 \
+        889 -a5 892 +a5 894 -a5 897 +a5 923 -a5 946 +a5 947 -a5 950 +a5 \
+        1250 white";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["a7c5", "a8a5", "b4a5"]);
 }

@@ -53,6 +53,9 @@ impl Inference {
         if !(must_lift(m) & !(self.turn.seen())).is_empty() {
             return false;
         }
+        if self.set_down_before_it_left(m) {
+            return false;
+        }
         if let Move::Normal {
             from,
             to,
@@ -98,6 +101,53 @@ impl Inference {
                     .landed_from_a_full_square(from, to, lifted, overlap);
         }
         true
+    }
+
+    /// Whether the square `m` (a move to an empty square) reaches was last
+    /// read filled before its piece first left its own: that is another
+    /// piece (the next mover's slide passing over it, a piece brushed),
+    /// not this one, which arrives only after it has left (a slide's
+    /// magnet may close the square next door a moment before).
+    fn set_down_before_it_left(&self, m: &Move) -> bool {
+        let Move::Normal {
+            from,
+            to,
+            capture: None,
+            ..
+        } = *m
+        else {
+            return false;
+        };
+        let times = |sq: Square, list: &[(Millis, Square)]| {
+            list.iter()
+                .filter(|(_, s)| *s == sq)
+                .map(|(u, _)| *u)
+                .collect::<Vec<_>>()
+        };
+        // Read on the raw contacts (a piece rocking as it lands settles
+        // late): its square's first opening, the new square's last closing
+        // (another piece may pass over either square later).
+        let (Some(left), Some(set)) = (
+            times(from, &self.turn.toggles)
+                .into_iter()
+                .chain(times(from, &self.turn.removals))
+                .min(),
+            times(to, &self.turn.toggles)
+                .into_iter()
+                .chain(times(to, &self.turn.placements))
+                .max(),
+        ) else {
+            return false;
+        };
+        // A piece slid or rocked next door may hold both squares for a
+        // while (its magnet between them, the hand tilting it), up to a
+        // settle; a scan apart anywhere (the readings are that coarse).
+        let allowance = if shakmaty::attacks::king_attacks(from).contains(to) {
+            self.config.settle_ms
+        } else {
+            0
+        };
+        set.saturating_add(allowance + self.scan_period) < left
     }
 
     /// One move out of the candidates: the one that explains most of what

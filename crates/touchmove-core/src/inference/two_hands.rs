@@ -540,6 +540,22 @@ impl Inference {
                     }),
             };
             let Some(began) = began else { continue };
+            // Its piece reaches a square only once it has left its own (a
+            // slide's magnet may close the square next door a moment
+            // before): a captured piece brushed before that and set back
+            // is no capture begun (a nudge while the player thought).
+            let left = match since {
+                None => moving_from(&m)
+                    .into_iter()
+                    .filter_map(|s| self.turn.first_lift(s))
+                    .min(),
+                Some(since) => moving_from(&m)
+                    .into_iter()
+                    .filter_map(|s| self.turn.first_lift_after(s, since))
+                    .min(),
+            };
+            let arrives_from =
+                left.map_or(began, |l| l.saturating_sub(SLIDE_OVERLAP_MS).max(began));
             // When the mover's piece reached each square: the first piece
             // set down there since the move began (the next mover may have
             // set another down on it since, capturing it).
@@ -554,7 +570,7 @@ impl Inference {
                 self.turn
                     .toggles
                     .iter()
-                    .find(|(f, sq)| *sq == s && *f >= began)
+                    .find(|(f, sq)| *sq == s && *f >= arrives_from)
                     .map(|(f, _)| *f)
                     .filter(|_| captured_square(&m) == Some(s))
             };
@@ -562,7 +578,7 @@ impl Inference {
             // the next mover's hand came, no earlier than it was lifted.
             let reached = |s: Square| {
                 self.turn
-                    .came_to_stand(s, began, t, pushed_off(s))
+                    .came_to_stand(s, arrives_from, t, pushed_off(s))
                     .or((unseen && s == m.to()).then_some(began))
             };
             let stood = |s: Square| reached(s).is_some();
