@@ -1846,6 +1846,39 @@ mod found {
         ];
         check(Profile::Casual, false, &actions, &[20, 151, 121]).unwrap();
     }
+
+    #[test]
+    fn a_jump_read_while_lines_are_open_leaves_no_lift_of_its_own_to_the_hands() {
+        // Garbage, then the board set in one scan to one ply on (`Nf3`),
+        // lines open (`Nf3`, or five plies through f3 and back): the
+        // jump emptied and filled squares no hand touched. When Black
+        // then lifts g7 (for ...g5), those changes are no lifts under
+        // `Nf3` making a move of Black's a moment ago (`...a6` with the
+        // garbage's a6 "lifted"): the line waits for the pawn, and reads
+        // `...g5` where it lands.
+        let actions = [
+            Legal(92),
+            Toggle(16),
+            Toggle(0),
+            Legal(108),
+            Legal(59),
+            Legal(133),
+            Legal(145),
+            Toggle(14),
+            Bounce(15),
+            Legal(124),
+            Legal(88),
+            Legal(34),
+            Legal(167),
+            Legal(190),
+            Legal(71),
+            Toggle(10),
+            Legal(142),
+            Toggle(21),
+            Garbage(8554844261666455808),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[13]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

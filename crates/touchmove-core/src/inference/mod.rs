@@ -1626,6 +1626,12 @@ impl Inference {
             );
             pending.add_missed(fresh, longer, t);
             if self.judge_hypotheses(t, board, pending, read) {
+                // What the hands did before a jump nobody read is in the
+                // lines' plies now, or was garbage: no lift of the turn
+                // read after it (the jump's own changes are no hands).
+                if read != hypotheses::JumpRead::No {
+                    self.turn.forget_until(t);
+                }
                 return;
             }
             // No open line explains the board: search afresh.
