@@ -1773,9 +1773,6 @@ fn a_late_press_for_a_reply_read_at_the_opponents_press_completes_it_while_his_c
     h.wait(1000);
     play_readings(&mut h, readings);
     let out = h.run();
-    for e in &out.events {
-        eprintln!("{}", e.to_json());
-    }
     read_exactly(&out, &["e7c5", "b4c5", "b8b1"]);
 }
 
