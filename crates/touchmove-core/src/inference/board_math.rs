@@ -87,3 +87,17 @@ pub(crate) fn moving_from(m: &Move) -> Bitboard {
         _ => m.from().map_or(Bitboard::EMPTY, Bitboard::from_square),
     }
 }
+
+/// A move of one piece to an empty square (no capture, castling or en
+/// passant): its squares, from and to.
+pub(crate) fn to_an_empty_square(m: &Move) -> Option<(Square, Square)> {
+    match *m {
+        Move::Normal {
+            from,
+            to,
+            capture: None,
+            ..
+        } => Some((from, to)),
+        _ => None,
+    }
+}

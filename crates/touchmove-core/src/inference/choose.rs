@@ -109,13 +109,7 @@ impl Inference {
     /// not this one, which arrives only after it has left (a slide's
     /// magnet may close the square next door a moment before).
     fn set_down_before_it_left(&self, m: &Move) -> bool {
-        let Move::Normal {
-            from,
-            to,
-            capture: None,
-            ..
-        } = *m
-        else {
+        let Some((from, to)) = to_an_empty_square(m) else {
             return false;
         };
         let times = |sq: Square, list: &[(Millis, Square)]| {

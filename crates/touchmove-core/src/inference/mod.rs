@@ -26,7 +26,7 @@ use crate::game::{Game, IllegalMoveRuling, LawEdition, Profile, Start};
 use crate::scan::Snapshot;
 use board_math::{
     arrival_squares, captured_square, colours_after, involved, moving_from, must_lift,
-    occupancy_after,
+    occupancy_after, to_an_empty_square,
 };
 use touch::Touch;
 
@@ -594,13 +594,7 @@ impl TurnHands {
     /// a reading nobody's hand made). Captures, castling and en passant
     /// always count (their squares stay full or change in several ways).
     fn set_down_after_lift(&self, m: &Move) -> bool {
-        let Move::Normal {
-            from,
-            to,
-            capture: None,
-            ..
-        } = *m
-        else {
+        let Some((from, to)) = to_an_empty_square(m) else {
             return true;
         };
         // (A piece whose lift was not read, in the air or moved while the

@@ -544,16 +544,13 @@ impl Inference {
             // slide's magnet may close the square next door a moment
             // before): a captured piece brushed before that and set back
             // is no capture begun (a nudge while the player thought).
-            let left = match since {
-                None => moving_from(&m)
-                    .into_iter()
-                    .filter_map(|s| self.turn.first_lift(s))
-                    .min(),
-                Some(since) => moving_from(&m)
-                    .into_iter()
-                    .filter_map(|s| self.turn.first_lift_after(s, since))
-                    .min(),
-            };
+            let left = moving_from(&m)
+                .into_iter()
+                .filter_map(|s| match since {
+                    None => self.turn.first_lift(s),
+                    Some(since) => self.turn.first_lift_after(s, since),
+                })
+                .min();
             let arrives_from =
                 left.map_or(began, |l| l.saturating_sub(SLIDE_OVERLAP_MS).max(began));
             // When the mover's piece reached each square: the first piece
