@@ -1879,6 +1879,31 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[13]).unwrap();
     }
+    #[test]
+    fn a_jump_to_pieces_only_missing_that_no_hand_holds_may_leave_the_other_side_to_move() {
+        // The board set in one scan to three plies on (`...Nb4 Ra2
+        // ...Nxa2`, the knight back where it stood, the rook gone from
+        // a1), clearing a piece garbage had left on f5: only a1 reads
+        // empty, and no hand of Black's (to move) could hold that rook.
+        // Two plies (`...Nxc1 Ra2`) leave the same board with Black to
+        // move: both stand until the next moves tell.
+        let actions = [
+            Toggle(19),
+            Legal(156),
+            Legal(60),
+            Legal(143),
+            Toggle(21),
+            Legal(222),
+            Bounce(1),
+            Toggle(57),
+            Wait(158),
+            Legal(137),
+            Legal(145),
+            Legal(196),
+            Toggle(37),
+        ];
+        check(Profile::FideStandard, true, &actions, &[41, 130, 129]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

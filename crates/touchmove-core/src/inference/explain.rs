@@ -225,8 +225,9 @@ impl Inference {
             // with the same side to move (kept on probation).
             on_probation = missed::two_plies_longer(&pos, board, self.white, &lines, max_plies);
             // Or one more, with the other side to move. (Not where pieces
-            // are only missing: a piece lifted is no tempo line.)
-            if (board & !pos.board().occupied()).any() {
+            // are only missing that a hand at work may hold: a piece
+            // lifted is no tempo line.)
+            if (board & !pos.board().occupied()).any() || !in_hand {
                 let longer =
                     missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max_plies);
                 lines.extend(longer);
