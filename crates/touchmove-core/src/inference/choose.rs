@@ -112,23 +112,18 @@ impl Inference {
         let Some((from, to)) = to_an_empty_square(m) else {
             return false;
         };
-        let times = |sq: Square, list: &[(Millis, Square)]| {
-            list.iter()
-                .filter(|(_, s)| *s == sq)
-                .map(|(u, _)| *u)
-                .collect::<Vec<_>>()
-        };
+        fn on(sq: Square, list: &[(Millis, Square)]) -> impl Iterator<Item = Millis> + '_ {
+            list.iter().filter(move |(_, s)| *s == sq).map(|(u, _)| *u)
+        }
         // Read on the raw contacts (a piece rocking as it lands settles
         // late): its square's first opening, the new square's last closing
         // (another piece may pass over either square later).
         let (Some(left), Some(set)) = (
-            times(from, &self.turn.toggles)
-                .into_iter()
-                .chain(times(from, &self.turn.removals))
+            on(from, &self.turn.toggles)
+                .chain(on(from, &self.turn.removals))
                 .min(),
-            times(to, &self.turn.toggles)
-                .into_iter()
-                .chain(times(to, &self.turn.placements))
+            on(to, &self.turn.toggles)
+                .chain(on(to, &self.turn.placements))
                 .max(),
         ) else {
             return false;
