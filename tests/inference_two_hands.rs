@@ -1839,3 +1839,141 @@ fn a_square_filled_before_the_piece_left_its_own_is_no_move_of_that_piece() {
     let out = h.run();
     read_exactly(&out, &["a7c5", "a8a5", "b4a5"]);
 }
+
+#[test]
+fn a_capture_next_door_that_rocks_as_it_lands_while_its_square_still_reads_full_is_made() {
+    // 36. Qxe5 fxe5: White lifts his queen and puts it back (a touch,
+    // honoured), takes Black's queen off e5 and slides his own onto it
+    // from f4 next door; it rocks as it lands while its magnet still
+    // holds f4 for 65 ms. Black takes the queen off e5 before White's
+    // press. The queen reached e5 as it left f4: the press completes
+    // Qxe5, not Qxf6 (a capture nobody saw, f6 never read empty).
+    let mut h = Hands::new(
+        Some("r6r/6k1/3p1pp1/1bpPq3/1p2PQ2/3P4/1P1R2BP/1R5K w - - 1 36"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    let readings = "0 -f4 3 +f4 4 -f4 6 +f4 9 -f4 885 +f4 887 -f4 889 +f4 891 -f4 \
+        892 +f4 3293 -e5 3294 +e5 3296 -e5 3298 +e5 3301 -e5 3807 +e5 3810 -e5 \
+        3811 +e5 3812 -e5 3815 +e5 3842 -e5 3872 -f4 3872 +e5 3873 +f4 3875 -e5 \
+        3876 -f4 3876 +e5 3877 -e5 3879 +e5 4168 -e5 4169 +e5 4170 -e5 4232 white \
+        4361 -f6 4364 +f6 4367 -f6 4609 +e5 4612 -e5 4614 +e5 5071 black";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["f4e5", "f6e5"]);
+}
+
+#[test]
+fn a_pawn_rocking_as_it_captures_next_door_is_no_touch_of_the_piece_it_took() {
+    // 10... bxc6 11. Qxc6: Black lifts his b-pawn and puts it back (a
+    // touch, honoured), takes the knight off c6 and slides the pawn onto
+    // it; it rocks as it lands while b7 still reads full for 65 ms.
+    // White's queen, sliding from a4 to c6, closes b5 13 ms before
+    // Black's press. The pawn reached c6 as it left b7: the press
+    // completes bxc6, not b5 with the knight touched and put back (4.3b).
+    let mut h = Hands::new(
+        Some("r1bqk2r/ppp2ppp/2Nbpn2/8/Q1BP4/2N5/PP3PPP/R1B2RK1 b kq - 0 10"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    let readings = "0 -b7 3 +b7 4 -b7 6 +b7 8 -b7 920 +b7 923 -b7 926 +b7 928 -b7 \
+        930 +b7 1820 -c6 1823 +c6 1824 -c6 1826 +c6 1828 -c6 2040 +c6 2043 -c6 \
+        2046 +c6 2047 -c6 2048 +c6 2069 -c6 2104 +c6 2104 -b7 2105 -c6 2106 +b7 \
+        2107 +c6 2109 -b7 2110 -c6 2113 +c6 2339 +b5 2352 black 2353 -a4 2354 +a4 \
+        2356 -a4 2391 -b5 2504 -c6 2506 +c6 2508 -c6 2524 +c6 2525 -c6 2527 +c6 \
+        2529 -c6 2531 +c6 2858 white";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["b7c6", "a4c6"]);
+}
+
+#[test]
+fn a_swap_while_a_piece_is_held_over_a_second_waits_for_where_it_stands() {
+    // 20... Bg7, a board read every 10 ms: Black lifts his bishop on f6;
+    // 250 ms later one scan of interference reads White's pawn on b2 gone
+    // (the very reading a push-off `...Bxb2` gives); the bishop, held in
+    // the air 1.2 s more, is set down on g7. `...Bxb2` was recorded a
+    // second after the swap, then the board stood displaced for the rest
+    // of the game. A hand holds its piece a second or two.
+    let mut h = Hands::new(
+        Some("4r1k1/1p1brp1p/p1n2bp1/2Pp4/8/PN1BPNqP/KPPQ2P1/4RR2 b - - 1 20"),
+        "fide-standard",
+    );
+    h.wait(1000);
+    let readings = "0 -f6 250 -b2 260 +b2 1460 +g7 2590 black 4000 -c2 4500 +c4 5000 white";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["f6g7", "c2c4"]);
+}
+
+#[test]
+fn the_next_movers_slide_over_a_square_just_left_is_no_piece_put_back_there() {
+    // 33. Bc1 Qxb2: White slides his bishop from d2 to c1; Black takes
+    // White's queen off b2 before White's press and slides his queen
+    // from e2 along the rank to b2, over d2 (closed 23 ms, e2 still held
+    // for 6 ms) and c2. That is no bishop put back on d2 with `Qc1`
+    // played and a touch-move breach (4.3a).
+    let mut h = Hands::new(
+        Some("6k1/3b1ppp/p2b4/1p1P4/1P2n3/4NN2/1Q1BqPPP/6K1 w - - 6 33"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    let readings = "0 -d2 3 +d2 5 -d2 282 +c1 284 -c1 286 +c1 382 -b2 385 +b2 388 -b2 \
+        391 +b2 393 -b2 445 +d2 451 -e2 453 +e2 455 -e2 457 +e2 460 -e2 468 -d2 \
+        482 +c2 510 -c2 536 +b2 538 -b2 540 +b2 569 -b2 600 +b2 601 -b2 604 +b2 \
+        606 -b2 606 white 608 +b2 810 black";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["d2c1", "e2b2"]);
+}
+
+#[test]
+fn the_next_movers_slide_rocking_on_its_first_square_at_the_press_is_his_hand_at_work() {
+    // 41... Rxb2 42. Ke3: Black takes the pawn off b2 and sets his rook
+    // there; White's king slides from e2 onto e3 before Black's press,
+    // rocking as it lands while its magnet still holds e2 for 51 ms. At
+    // the press e3 reads full, and rocking: the press completes Rxb2, not
+    // `Re3` with the pawn touched and put back (4.3).
+    let mut h = Hands::new(
+        Some("8/5kp1/7p/4R3/3Pp3/1r6/1P2K3/8 b - - 2 41"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    let readings = "53 -b2 56 +b2 59 -b2 60 +b2 62 -b2 102 -b3 104 +b3 105 -b3 107 +b3 \
+        108 -b3 222 +b2 224 -b2 227 +b2 230 -b2 233 +b2 519 +e3 562 -e3 566 black \
+        570 -e2 570 +e3 571 -e3 572 +e3 910 white";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["b3b2", "e2e3"]);
+}
+
+#[test]
+fn a_capture_whose_captured_piece_was_seen_taken_off_first_is_made_when_it_stands() {
+    // No clock, a board read every 10 ms. 28... Rxd5: Black takes the
+    // pawn off d5 and slides his rook there from f5. The captured piece
+    // was seen taken off: no swap to wait on, the move is made when the
+    // rook stands (it used to wait a second or two for the next mover's
+    // touch). White then lifts his pawn on d7, names a rook and sets it
+    // down on d8: 29. d8=R.
+    let mut h = Hands::new(
+        Some("rn4k1/3P1q2/p1p4b/3P1r1n/8/N4pP1/5P2/R4K2 b - - 2 28"),
+        "casual",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -d5 120 -f5 260 +e5 310 -e5 450 +d5 460 -d5 470 +d5",
+    );
+    h.lift_then("d7", 110)
+        .promote(Role::Rook)
+        .wait(900)
+        .place_then("d8", 1500);
+    let out = h.run();
+    read_exactly(&out, &["f5d5", "d7d8r"]);
+    let made = out
+        .events
+        .iter()
+        .find(|e| matches!(e.kind, touchmove_core::events::EventKind::Move { .. }))
+        .map(|e| e.t_ms);
+    assert!(made.is_some_and(|t| t < 1000 + 470 + 300), "{made:?}");
+}

@@ -95,10 +95,16 @@ impl Inference {
                 0
             };
             let after_lift = |a: Millis| a.saturating_add(overlap) >= lifted;
+            // Once there, it may rock as it lands while its magnet still
+            // holds its own square, up to a settle (as a move to an empty
+            // square next door, [`Self::set_down_before_it_left`]).
+            let held = if overlap > 0 {
+                self.config.settle_ms
+            } else {
+                0
+            };
             return self.turn.captured_square_worked(to, after_lift)
-                && !self
-                    .turn
-                    .landed_from_a_full_square(from, to, lifted, overlap);
+                && !self.turn.landed_from_a_full_square(from, to, lifted, held);
         }
         true
     }

@@ -91,7 +91,9 @@ const MISSING_GRACE_MS: Millis = 1500;
 /// capture is made once the board has shown it this long, at the mover's
 /// press (6.7) or at the next mover's touch (1.1), whichever comes first:
 /// a hand still holding the piece sets it down by then (certainty first).
-const SWAP_RELEASE_MS: Millis = 1000;
+/// A piece stays in the air a second or two, and the interference may
+/// come at any moment of it.
+const SWAP_RELEASE_MS: Millis = 2000;
 
 /// The longest the captured square may read empty for a capture to count
 /// as a swap (see [`SWAP_RELEASE_MS`]): two scans of a board read every
@@ -368,6 +370,19 @@ impl TurnHands {
             return None;
         }
         let lifted = self.first_contact(from, self.first_lift(from)?);
+        // Taken off before the capturing piece was lifted, and not set
+        // back: seen taken off.
+        let off_before = self.removals.iter().any(|&(r, s)| {
+            s == to
+                && r < lifted
+                && !self
+                    .placements
+                    .iter()
+                    .any(|&(p, q)| q == to && p > r && p < lifted)
+        });
+        if off_before {
+            return None;
+        }
         let on_to = |list: &[(Millis, Square)]| -> Vec<Millis> {
             list.iter()
                 .filter(|(u, s)| *s == to && *u >= lifted)

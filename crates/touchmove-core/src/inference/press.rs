@@ -433,6 +433,7 @@ impl Inference {
             .filter(|m| {
                 (arrival_squares(pos, m) & bouncing).is_empty()
                     && self.reached_too_late(pos, m, t).is_empty()
+                    && !self.held_two_pieces(m)
             })
             .collect();
         if self.pick(&stood).is_some() {
@@ -449,6 +450,48 @@ impl Inference {
             return self.made_under_lifts(t, self.board & !bouncing, Hands::AnyAfterRelease);
         }
         None
+    }
+
+    /// Whether the hands made `m` only if its player held two pieces at
+    /// once, against the one hand of Article 4.1: a piece off its square
+    /// long enough to be lifted (not brushed, see `nudge_ms`) while `m`'s
+    /// piece left its own, and set back before `m`'s piece arrived. Such a
+    /// reading has another hand at work (the next mover's, 1.1): the
+    /// press looks for the move with it.
+    fn held_two_pieces(&self, m: &Move) -> bool {
+        let Move::Normal { from, to, .. } = *m else {
+            return false;
+        };
+        let Some(left) = self.turn.first_lift(from) else {
+            return false;
+        };
+        let left = self.turn.first_contact(from, left);
+        let on = |sq: Square, list: &[(Millis, Square)]| -> Vec<Millis> {
+            list.iter()
+                .filter(|(_, s)| *s == sq)
+                .map(|(u, _)| self.turn.first_contact(sq, *u))
+                .collect()
+        };
+        let Some(arrived) = on(to, &self.turn.placements)
+            .into_iter()
+            .find(|&p| p > left)
+        else {
+            return false;
+        };
+        self.turn
+            .placements
+            .iter()
+            .filter(|(_, s)| *s != from && *s != to)
+            .any(|&(p, s)| {
+                let back = self.turn.first_contact(s, p);
+                let off = on(s, &self.turn.removals)
+                    .into_iter()
+                    .filter(|&r| r < back)
+                    .max();
+                back > left
+                    && back < arrived
+                    && off.is_some_and(|r| back.saturating_sub(r) >= self.config.nudge_ms)
+            })
     }
 
     /// Squares set down in the very reading before the mover's press, on

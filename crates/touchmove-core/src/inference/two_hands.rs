@@ -317,14 +317,16 @@ impl Inference {
         }
     }
 
-    /// Whether a piece `m` set down has stood on its square for less than
-    /// [`RELEASE_MIN_MS`] at `t`: quicker than any hand reacts to a
+    /// Whether a piece `m`'s position stands on, set down this turn (where
+    /// `m` sets it, or back on its own square), has stood there for less
+    /// than [`RELEASE_MIN_MS`] at `t`: quicker than any hand reacts to a
     /// release, so a lift now is no grab answering it (a piece brushed as
-    /// the mover's piece slides over a square on its way, say); the next
-    /// settle tells. (Unlike [`Inference::stood`], a square no piece was
-    /// seen set down on, a capture quicker than a scan, does not count.)
+    /// the mover's piece slides over a square on its way, the next mover's
+    /// piece sliding over a square just left, say); the next settle tells.
+    /// (Unlike [`Inference::stood`], a square no piece was seen set down
+    /// on, a capture quicker than a scan, does not count.)
     fn stood_too_briefly(&self, pos: &Chess, m: &Move, t: Millis) -> bool {
-        (arrival_squares(pos, m) & occupancy_after(pos, m))
+        occupancy_after(pos, m)
             .into_iter()
             .filter_map(|s| self.turn.set_down_at(s))
             .any(|p| t < p.saturating_add(RELEASE_MIN_MS))
