@@ -1977,3 +1977,45 @@ fn a_capture_whose_captured_piece_was_seen_taken_off_first_is_made_when_it_stand
         .map(|e| e.t_ms);
     assert!(made.is_some_and(|t| t < 1000 + 470 + 300), "{made:?}");
 }
+
+#[test]
+fn a_slide_passing_over_a_square_sets_no_piece_there_for_a_longer_line() {
+    // A board read every 10 ms. 30... Kxc6 31. Qa6+: Black's king takes
+    // the rook on c6, pushing it off within a scan (c6 never reads
+    // empty); White, before Black's press, slides his queen from e2 over
+    // d3, c4 and b5 to a6. At the press the lines `Kxc6 Qa6+` and
+    // `Kb7 Qd3 Kxc6 Qa6+` (and others) reach one position: the queen
+    // passing over d3 for 30 ms set no piece down there, and the fewer
+    // plies are recorded, not four plies nobody saw.
+    let mut h = Hands::new(
+        Some("r6r/p1k3p1/2R2n2/3p3p/3Pp3/6P1/1P2Q2P/R6K b - - 0 30"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    let readings = "0 -c7 400 -e2 400 +d3 430 -d3 460 +c4 480 -c4 510 +b5 530 -b5 \
+        570 +a6 628 black 680 -c6 840 +d7 956 white 1106 black";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["c7c6", "e2a6", "c6d7"]);
+}
+
+#[test]
+fn castling_whose_king_stood_before_lines_opened_is_made_at_the_press() {
+    // A board read every 10 ms. 9... O-O 10. Bc2: Black's king slides
+    // from e8 to g8 (leaving e8 and reaching f8 in one scan), lines open
+    // on that board, then his rook goes from h8 to f8; White lifts his
+    // bishop on a4 before Black's press. The line of no plies holds the
+    // king's lift from before it opened: the press completes O-O with
+    // White's bishop in his hand, not O-O and `Bxc6` quicker than a scan.
+    let mut h = Hands::new(
+        Some("r2qk2r/1ppb1pbp/p1np1np1/4p3/B2PP3/2P2N1P/PP3PP1/RNBQR1K1 b kq - 0 9"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    h.read_again_then(&["e8"], &["f8"], 0);
+    let readings = "30 -f8 120 +g8 150 -h8 340 +f8 450 -a4 546 black 720 +c2 730 -c2 \
+        750 +c2 987 white";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["e8g8", "a4c2"]);
+}

@@ -290,7 +290,9 @@ impl Inference {
     /// (a pawn set down on d5 and taken en passant is no pawn moved to
     /// d6 and taken there).
     /// Placements after `until` (when the line's last ply was seen made)
-    /// are the next move's hands at work, not the line's.
+    /// are the next move's hands at work, not the line's. A piece that
+    /// stood less than a hand's reaction (a slide passing over a square)
+    /// was set down nowhere.
     fn placed_elsewhere(&self, base: &Chess, plies: &[Move], until: Option<Millis>) -> usize {
         let mut pos = base.clone();
         let mut reached = Bitboard::EMPTY;
@@ -298,11 +300,16 @@ impl Inference {
             reached |= arrival_squares(&pos, m);
             pos.play_unchecked(*m);
         }
+        let stood = |u: Millis, sq: Square| {
+            !self.turn.removals.iter().any(|&(r, s)| {
+                s == sq && r > u && r < u.saturating_add(super::two_hands::RELEASE_MIN_MS)
+            })
+        };
         let placed: Bitboard = self
             .turn
             .placements
             .iter()
-            .filter(|(u, _)| until.is_none_or(|until| *u <= until))
+            .filter(|&&(u, sq)| until.is_none_or(|until| u <= until) && stood(u, sq))
             .map(|(_, sq)| *sq)
             .collect();
         (placed & !reached).count()
@@ -447,11 +454,19 @@ impl Inference {
                 Vec::new()
             } else {
                 // (A lift read at the very time the line was read came
-                // after it: the board it was read on did not show it.)
+                // after it: the board it was read on did not show it. A
+                // line of no plies holds the hands then at work too: a
+                // king set down before it opened, its rook to come.)
+                let since = if line.plies.is_empty() {
+                    let made = self.game.moves().last().map_or(0, |m| m.t);
+                    self.turn.open_since(made, line.since)
+                } else {
+                    line.since
+                };
                 self.all_made_under_lifts_after(
                     &pos,
                     &line.plies,
-                    Some(line.since.saturating_sub(1)),
+                    Some(since.saturating_sub(1)),
                     t,
                     board,
                     Hands::NextMoversPieces,
@@ -966,7 +981,8 @@ impl Inference {
         // board can never tell, so the first line found is recorded, its
         // plies marked inferred. A line the hands were seen ending wins,
         // then one whose plies go in the order the hands lifted their
-        // pieces, then one whose promotions are queens.
+        // pieces, then one setting pieces where the hands set them, then
+        // the fewest plies, then one whose promotions are queens.
         let base = self.game.position().clone();
         let first_key = pending
             .lines
@@ -992,6 +1008,9 @@ impl Inference {
                     self.against_the_hands(&line.plies),
                     self.placed_elsewhere(&base, &line.plies, line.seen_last.then_some(line.since)),
                     self.placed_out_of_order(&base, &line.plies),
+                    // (The fewest plies: a piece gone there and back
+                    // unseen is a guess.)
+                    line.plies.len(),
                     guessed(line),
                 )
             }) {

@@ -573,6 +573,26 @@ impl TurnHands {
             .or(self.lifted_at[sq as usize])
     }
 
+    /// The first lift after `made` (the record's last move) and before
+    /// `since` of a square still empty then (no piece set down there
+    /// since it left): the hands' work in progress at `since`; `since`
+    /// when none.
+    fn open_since(&self, made: Millis, since: Millis) -> Millis {
+        self.removals
+            .iter()
+            .filter(|&&(r, sq)| {
+                r > made
+                    && r < since
+                    && !self
+                        .placements
+                        .iter()
+                        .any(|&(p, s)| s == sq && p > r && p < since)
+            })
+            .map(|&(r, _)| r)
+            .min()
+            .map_or(since, |r| r.min(since))
+    }
+
     /// When the piece on `sq` first left it after `since` (a lift at
     /// `since` or before belongs to an earlier ply).
     fn first_lift_after(&self, sq: Square, since: Millis) -> Option<Millis> {
