@@ -130,6 +130,31 @@ fn the_fastest_bullet_reactions_are_no_move_of_the_pressing_hand() {
     }
 }
 
+/// Hands the styles above do not push, under bullet and blitz hands:
+/// hesitations (a piece lifted and put back, 4.3a honoured) with pieces
+/// rocking as they land (a slide's magnet may hold the square it leaves
+/// while the piece rocks on the new one), and pieces rocking on most
+/// placements. Each once read wrong moves.
+#[test]
+fn varied_hands_are_read_exactly() {
+    type Push = fn(&mut HandStyle);
+    let pushed: [(&str, Push); 2] = [
+        ("hesitations 50 %, wobble 40 %", |s| {
+            s.hesitate = 0.5;
+            s.wobble = 0.4;
+        }),
+        ("wobble 70 %", |s| s.wobble = 0.7),
+    ];
+    for name in ["bullet", "blitz-hands"] {
+        for (what, push) in pushed {
+            let mut style = HandStyle::by_name(name).unwrap();
+            push(&mut style);
+            style.name = format!("{name}, {what}");
+            clean_with(&style, 83, 20);
+        }
+    }
+}
+
 /// No clock: a move is completed once the board settles, so the hand that
 /// castles rook first (casual play) corrects a completed rook move.
 #[test]

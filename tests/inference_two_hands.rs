@@ -1788,6 +1788,10 @@ fn play_readings(h: &mut Hands, readings: &str) {
         match pair[1] {
             "white" => h.clock_then(White, 0),
             "black" => h.clock_then(Black, 0),
+            x if x.starts_with('=') => {
+                let role = shakmaty::Role::from_char(x.chars().nth(1).unwrap()).unwrap();
+                h.promote_then(role, 0)
+            }
             x if x.starts_with('-') => h.lift_then(&x[1..], 0),
             x => h.place_then(&x[1..], 0),
         };
@@ -2018,4 +2022,30 @@ fn castling_whose_king_stood_before_lines_opened_is_made_at_the_press() {
     play_readings(&mut h, readings);
     let out = h.run();
     read_exactly(&out, &["e8g8", "a4c2"]);
+}
+
+#[test]
+fn a_name_half_a_second_after_a_rocking_new_piece_first_stood_is_the_next_movers() {
+    // 22. gxh8=Q e1=B+ 23. Nxe1 Bh6: White swaps his pawn on h8 for a
+    // queen, which rocks as it lands (h8 open 14 ms 45 ms after it first
+    // stood); Black lifts his pawn on e2, White presses, and a bishop is
+    // named 510 ms after the queen first stood, 444 ms after it last
+    // rocked: Black's name for his own promotion (3.7e), not White's.
+    let mut h = Hands::new(
+        Some("4kbnr/r3p1P1/2n1bp2/1P5p/QP4PP/5N1B/P3pK2/R1B3R1 w k - 0 22"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    let readings = "0 -h8 2 +h8 5 -h8 6 +h8 7 -h8 31 -g7 32 +g7 34 -g7 263 +h8 266 -h8 \
+        269 +h8 271 -h8 273 +h8 313 -h8 339 +h8 342 -h8 343 +h8 345 -h8 348 +h8 \
+        981 -h8 983 +h8 985 -h8 1521 +h8 1523 -h8 1524 +h8 1566 -h8 1580 +h8 \
+        1583 -h8 1584 +h8 1585 -h8 1587 +h8 1693 -e2 1695 +e2 1698 -e2 1699 +e2 \
+        1701 -e2 1845 white 2031 =b 2216 +e1 2217 -e1 2218 +e1 2221 -e1 2222 +e1 \
+        2276 -e1 2290 +e1 2291 -e1 2293 +e1 2294 -e1 2296 +e1 2450 -f3 2451 +f3 \
+        2453 -f3 2477 black 2516 +f1 2545 -f1 2570 -e1 2571 +e1 2573 -e1 2597 +e1 \
+        2629 -e1 2648 +e1 2650 -e1 2651 +e1 2654 -e1 2655 +e1 2873 -f8 2926 +g7 \
+        2952 -g7 2998 white 3005 +h6 3006 -h6 3008 +h6 3011 -h6 3014 +h6 3207 black";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["g7h8q", "e2e1b", "f3e1", "f8h6"]);
 }

@@ -245,8 +245,13 @@ impl Hands {
     }
 
     pub fn promote(&mut self, role: shakmaty::Role) -> &mut Hands {
+        self.promote_then(role, 200)
+    }
+
+    /// Names the promoted piece, then `ms` pass.
+    pub fn promote_then(&mut self, role: shakmaty::Role, ms: u64) -> &mut Hands {
         self.push(touchmove_core::trace::Record::Promote(role));
-        self.wait(200)
+        self.wait(ms)
     }
 
     pub fn run(&self) -> Outcome {

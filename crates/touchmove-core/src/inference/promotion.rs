@@ -128,13 +128,29 @@ impl Inference {
         let Some(p) = self.promotion else {
             return false;
         };
+        // When the new piece was set down: its first contact, however it
+        // rocked after (a square open for less than a nudge is no lift).
+        let lifted_before = |u: Millis| {
+            self.turn
+                .removals
+                .iter()
+                .filter(|(r, s)| *s == p.to && *r < u)
+                .map(|(r, _)| *r)
+                .max()
+        };
         let placed = self
             .turn
             .placements
             .iter()
             .filter(|(u, s)| *s == p.to && *u <= t)
             .map(|(u, _)| *u)
+            .filter(|&u| {
+                lifted_before(u).is_none_or(|r| {
+                    self.turn.first_contact(p.to, u) >= r.saturating_add(self.config.nudge_ms)
+                })
+            })
             .max()
+            .map(|u| self.turn.first_contact(p.to, u))
             .unwrap_or(p.since);
         if t < placed.saturating_add(NAME_WITH_PIECE_MS) {
             return false;
