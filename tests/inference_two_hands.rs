@@ -2049,23 +2049,3 @@ fn a_name_half_a_second_after_a_rocking_new_piece_first_stood_is_the_next_movers
     let out = h.run();
     read_exactly(&out, &["g7h8q", "e2e1b", "f3e1", "f8h6"]);
 }
-
-#[test]
-fn a_piece_that_rocks_as_it_lands_stood_from_its_first_contact() {
-    // A board read every 10 ms. 8. Nxc6 dxc6: White's knight takes the
-    // knight on c6 and rocks as it lands (c6 open 30 and 10 ms); Black
-    // takes it off 150 ms after it first stood, 100 ms after it last
-    // rocked, before White's press. The knight stood from its first
-    // contact: the press completes Nxc6, not `Nxe6` quicker than a scan.
-    let mut h = Hands::new(
-        Some("r1b1k1nr/1pqp1ppp/p1n1p3/2b5/3NP3/2N5/PPP1BPPP/R1BQ1RK1 w kq - 2 8"),
-        "fide-blitz",
-    );
-    h.wait(1000);
-    let readings = "0 -d4 60 +c4 100 -c4 250 -c6 300 +c6 330 -c6 350 +c6 360 -c6 \
-        370 +c6 450 -c6 664 white 680 -d7 870 +c6 970 -g1 1140 +h1 1221 black \
-        1260 -e6 1420 +e5 1545 white 1590 -f2 1710 black";
-    play_readings(&mut h, readings);
-    let out = h.run();
-    read_exactly(&out, &["d4c6", "d7c6", "g1h1", "e6e5"]);
-}

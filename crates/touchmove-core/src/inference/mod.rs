@@ -101,11 +101,6 @@ const SWAP_RELEASE_MS: Millis = 2000;
 /// too: there a swap is taken as the capture it usually is.
 const SWAP_GAP_MS: Millis = 20;
 
-/// The longest a piece rocking as it lands leaves its square before it
-/// settles back, ms (it tilts off its contact for 5–40 ms): a shorter
-/// opening that ends with the square full again is no lift.
-const ROCK_MS: Millis = 50;
-
 /// How long a sliding piece may read on the square it reaches before its
 /// own square reads empty: a magnet between two squares closes both
 /// switches for a moment (tens of milliseconds; the contacts' bounce adds
@@ -502,14 +497,6 @@ impl TurnHands {
                 .iter()
                 .any(|(u, s)| *s == sq && *u > p && *u <= began)
         };
-        // A piece rocking as it lands leaves its square for a moment and
-        // settles back: no lift (the piece stood from its first contact).
-        let rocked = |u: Millis| {
-            let off = self.first_contact(sq, u);
-            self.placements.iter().any(|&(q, s)| {
-                s == sq && q > u && self.first_contact(sq, q) <= off.saturating_add(ROCK_MS)
-            })
-        };
         self.placements
             .iter()
             .filter(|(u, s)| {
@@ -520,7 +507,7 @@ impl TurnHands {
             .find(|&p| {
                 self.removals
                     .iter()
-                    .find(|(u, s)| *s == sq && *u > p && !rocked(*u))
+                    .find(|(u, s)| *s == sq && *u > p)
                     .map_or(now, |(u, _)| self.first_contact(sq, *u))
                     >= self.first_contact(sq, p).saturating_add(self.release_min)
             })
