@@ -2049,3 +2049,85 @@ fn a_name_half_a_second_after_a_rocking_new_piece_first_stood_is_the_next_movers
     let out = h.run();
     read_exactly(&out, &["g7h8q", "e2e1b", "f3e1", "f8h6"]);
 }
+
+#[test]
+fn a_glitch_beside_a_capture_a_moment_before_the_press_is_no_move() {
+    // 3... cxd5 at bullet speed: Black holds the c6 pawn, takes White's
+    // pawn off d5 and sets his own down there; interference fills c5 for
+    // one scan 10 ms before his press (no hand could reach c5 and then the
+    // clock that quickly, 6.7). The press completes cxd5, not c5.
+    let mut h = Hands::new(
+        Some("rnbqkbnr/pp2pppp/2p5/3P4/3P4/8/PPP2PPP/RNBQKBNR b KQkq - 0 3"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -c6 90 -d5 120 +d5 260 +c5 270 -c5 271 black 320 -f1 470 +d3 840 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["c6d5", "f1d3"]);
+}
+
+#[test]
+fn a_glitch_next_door_before_the_piece_leaves_is_no_capture() {
+    // 25... Qc7: interference opens c6 (White's knight) for one scan just
+    // before Black lifts his queen from b7 next door; the queen stays in
+    // the air for 280 ms, then lands on c7. Read at the settle, the board
+    // (c6 full, b7 empty) looked like Qxc6 made by a slide that pushed the
+    // knight off: a capture read only from one scan is waited for, and
+    // the landing on c7 tells.
+    let mut h = Hands::new(
+        Some("r4rk1/1q3ppp/1RNp1b2/P2Pp3/5n1P/3B1P2/2PQ4/4K2R b K - 0 25"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -c6 10 +c6 30 -b7 310 +c7 426 black 500 -d2 600 +c3 650 -c3 740 +b4 \
+         760 -b4 790 +b4 887 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["b7c7", "d2b4"]);
+}
+
+#[test]
+fn a_glitch_next_door_as_the_piece_leaves_is_no_capture() {
+    // 32... Ra7: interference opens a2 (White's pawn) for one scan, just
+    // as Black lifts his rook from a3 next door; the rook stays in the air
+    // for 360 ms and lands on a7. Rxa2 read only from that one scan waits
+    // (a swap), and the landing on a7 tells.
+    let mut h = Hands::new(
+        Some("4n3/2p2kp1/1r2pp2/2Np4/3P2Pp/rP2P2P/P4P2/R1R3K1 b - - 2 32"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -a2 10 +a2 10 -a3 370 +a7 1065 black 1200 -f2 1500 +f3 1800 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["a3a7", "f2f3"]);
+}
+
+#[test]
+fn a_piece_set_back_before_the_next_mover_lifts_is_the_movers() {
+    // 29... Qxe3: Black lifts his queen from h3, interference opens g2
+    // (White's queen) for one scan, Black sets the queen back on h3 a
+    // second later, takes White's e3 pawn off, lifts the queen again and
+    // sets it on e3. With e3 taken off, the board was not Qxg2 made (the
+    // swap) and White lifting e3 with a piece of his set down on h3: no
+    // White piece had been lifted when h3 was filled.
+    let mut h = Hands::new(
+        Some("3r2k1/2r2pp1/pp1N4/3RPP1p/2p2R2/4P2q/PP4Q1/5K2 b - - 3 29"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -h3 470 -g2 480 +g2 570 +c2 580 -c2 1050 +h3 1100 -h3 1130 +h3 2220 -e3 \
+         2820 -h3 3760 +e3 4752 black",
+    );
+    let out = h.run();
+    read_exactly(&out, &["h3e3"]);
+}

@@ -370,35 +370,48 @@ impl TurnHands {
             return None;
         }
         let lifted = self.first_contact(from, self.first_lift(from)?);
-        // Taken off before the capturing piece was lifted, and not set
-        // back: seen taken off.
-        let off_before = self.removals.iter().any(|&(r, s)| {
-            s == to
-                && r < lifted
-                && !self
-                    .placements
-                    .iter()
-                    .any(|&(p, q)| q == to && p > r && p < lifted)
-        });
-        if off_before {
-            return None;
-        }
+        // A piece slid next door may reach the captured square a moment
+        // before its own reads empty (as `captured_square_worked` allows
+        // in `hand_made`): what the captured square read from then on counts.
+        let overlap = if shakmaty::attacks::king_attacks(from).contains(to) {
+            SLIDE_OVERLAP_MS
+        } else {
+            0
+        };
+        let since = lifted.saturating_sub(overlap);
         let on_to = |list: &[(Millis, Square)]| -> Vec<Millis> {
             list.iter()
-                .filter(|(u, s)| *s == to && *u >= lifted)
+                .filter(|(_, s)| *s == to)
                 .map(|(u, _)| *u)
                 .collect()
         };
         let (removals, placements) = (on_to(&self.removals), on_to(&self.placements));
         let mut latest = None;
-        for &r in &removals {
+        // Every opening of the square since is closed again at once...
+        for &r in removals.iter().filter(|&&r| r >= since) {
             let back = placements.iter().copied().find(|&p| p >= r)?;
             if back.saturating_sub(r) > SWAP_GAP_MS {
                 return None;
             }
             latest = latest.max(Some(back));
         }
-        latest.or_else(|| on_to(&self.toggles).into_iter().max())
+        // ... and so is the one every closing since ends, however early it
+        // began: a captured piece seen taken off before (a hand's capture,
+        // or one piece lifted and another set down a while later) is no swap.
+        for &p in placements.iter().filter(|&&p| p >= since) {
+            if let Some(r) = removals.iter().copied().filter(|&r| r <= p).max()
+                && p.saturating_sub(r) > SWAP_GAP_MS
+            {
+                return None;
+            }
+            latest = latest.max(Some(p));
+        }
+        latest.or_else(|| {
+            on_to(&self.toggles)
+                .into_iter()
+                .filter(|&u| u >= since)
+                .max()
+        })
     }
 
     /// Whether the first piece set down on `to` since `lifted` (the lift

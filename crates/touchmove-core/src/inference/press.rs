@@ -308,11 +308,11 @@ impl Inference {
     /// The mover's press (6.7) when the move the board shows reached a
     /// square less than [`PRESS_REACH_MS`] before it: not his hand, which
     /// is on the clock, but another (the next mover's slide reaching its
-    /// first square, 1.1). If his lifted piece's capture quicker than a
-    /// scan (its captured piece never read gone) explains the board
-    /// without that square, both are kept as lines with the press on
-    /// them; where the pieces go next tells (certainty first). False when
-    /// no such capture fits.
+    /// first square, 1.1, or interference). If his lifted piece's capture
+    /// explains the board without that square (quicker than a scan, its
+    /// captured piece never read gone, or seen taken off and replaced),
+    /// both are kept as lines with the press on them; where the pieces go
+    /// next tells (certainty first). False when no such capture fits.
     pub(super) fn reached_too_late_for_the_press(&mut self, t: Millis, board: Bitboard) -> bool {
         let Some(m) = self.pick(&self.candidates(board, false)) else {
             return false;
@@ -325,8 +325,13 @@ impl Inference {
         let seen = self.turn.seen();
         let captures = pos.legal_moves().into_iter().filter(|c| {
             captured_square(c).is_some_and(|captured| {
+                // (Its captured piece never read gone, or seen taken off
+                // and the capturing piece set down in its place: the late
+                // square is then no part of the move, interference or
+                // another hand.)
+                let unseen = must_lift(c) & !seen;
                 c.from() == m.from()
-                    && must_lift(c) & !seen == Bitboard::from_square(captured)
+                    && (unseen == Bitboard::from_square(captured) || unseen.is_empty())
                     && occupancy_after(&pos, c) == board & !late
             })
         });

@@ -602,6 +602,31 @@ impl Inference {
             if !extra.into_iter().all(reached_since) {
                 continue;
             }
+            // (A piece of his read empty but not settled yet is lifted now.)
+            let his_first_lift = self
+                .turn
+                .removals
+                .iter()
+                .filter(|(u, s)| *u > began && after_pos.us().contains(*s))
+                .map(|(u, _)| *u)
+                .chain((unsettled & after_pos.us()).any().then_some(t))
+                .min();
+            // (A capture quicker than a scan was made once its piece left
+            // its square for the last time: a piece set back there before
+            // was the mover's hesitation.)
+            let made_by = if unseen {
+                moving_from(&m)
+                    .into_iter()
+                    .filter_map(|s| self.turn.last_lift(s))
+                    .chain([release])
+                    .max()
+                    .unwrap_or(release)
+            } else {
+                release
+            };
+            if self.set_down_by_the_mover_after(arrived, extra, made_by, his_first_lift, t) {
+                continue;
+            }
             let fits = gone.into_iter().all(|y| {
                 let at = if unsettled.contains(y) {
                     Some(t)
@@ -717,6 +742,57 @@ impl Inference {
             found.retain(|f| Some(stood_elsewhere(f)) == fewest);
         }
         found
+    }
+
+    /// Whether a piece stood somewhere `m` does not reach, set down after
+    /// its release (at `release`) and before the next mover lifted any
+    /// piece of his (at `his_first_lift`; a slide's magnet may close
+    /// a square a moment before): only the mover's hand held a piece
+    /// then, so his move was not made (his piece set back, to be moved
+    /// again). A piece slid in by the next mover before any lift of his
+    /// (an `extra` square, no lift of his at all) is his; a blip that did
+    /// not stand a hand's release, or a square read empty for less than a
+    /// nudge, is nobody's.
+    fn set_down_by_the_mover_after(
+        &self,
+        arrived: Bitboard,
+        extra: Bitboard,
+        release: Millis,
+        his_first_lift: Option<Millis>,
+        t: Millis,
+    ) -> bool {
+        // Read with the square opened for less than a nudge and full
+        // again taken as the piece brushed or rocking, or a blip: no piece
+        // set down, none lifted.
+        let opened_at = |s: Square, after: Millis| {
+            self.turn
+                .removals
+                .iter()
+                .filter(|(r, q)| *q == s && *r > after)
+                .map(|(r, _)| *r)
+                .find(|&r| {
+                    !self.turn.placements.iter().any(|(p, q)| {
+                        *q == s && *p > r && *p < r.saturating_add(self.config.nudge_ms)
+                    })
+                })
+        };
+        let brushed = |s: Square, u: Millis| {
+            self.turn
+                .removals
+                .iter()
+                .filter(|(r, q)| *q == s && *r < u)
+                .map(|(r, _)| *r)
+                .max()
+                .is_some_and(|r| u.saturating_sub(r) < self.config.nudge_ms)
+        };
+        self.turn.placements.iter().any(|&(u, s)| {
+            u > release
+                && !arrived.contains(s)
+                && !brushed(s, u)
+                && his_first_lift.is_none_or(|l| u.saturating_add(SLIDE_OVERLAP_MS) < l)
+                && !(his_first_lift.is_none() && extra.contains(s))
+                && opened_at(s, u).unwrap_or(t) >= u.saturating_add(self.turn.release_min)
+        })
     }
 
     /// Whether `m` is a capture that the hands may have made without the
