@@ -64,6 +64,9 @@ struct Args {
     /// Failures printed per style.
     #[arg(long, default_value_t = 3)]
     show: usize,
+    /// Also print the games whose lines were still open at the end.
+    #[arg(long)]
+    show_open: bool,
     /// Threads reading games side by side.
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -465,7 +468,12 @@ fn main() -> Result<(), String> {
         for (game, result) in results {
             match result? {
                 None => exact += 1,
-                Some(failure) if failure.starts_with(OPEN_AT_END) => open += 1,
+                Some(failure) if failure.starts_with(OPEN_AT_END) => {
+                    open += 1;
+                    if args.show_open {
+                        println!("  {name} game {game}: {failure}");
+                    }
+                }
                 Some(failure) => {
                     wrong += usize::from(failure.contains("WRONG"));
                     if shown < args.show {

@@ -2131,3 +2131,69 @@ fn a_piece_set_back_before_the_next_mover_lifts_is_the_movers() {
     let out = h.run();
     read_exactly(&out, &["h3e3"]);
 }
+
+#[test]
+fn a_blip_lifting_a_piece_in_the_reading_before_the_press_is_no_lift() {
+    // 18... O-O at bullet speed, then interference opens b2 (White's pawn)
+    // for one scan, 10 ms before Black's press and read back full before
+    // it: the press completes the castling, not an illegal move with b2
+    // missing (6.7, 7.5).
+    let mut h = Hands::new(
+        Some("r3k2r/1p2b2p/2p2pb1/p4p2/P1pP1P1N/2N1P3/1P3KPP/R6R b kq - 1 18"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -e8 40 -h8 150 +g8 410 +f8 450 -b2 460 +b2 465 black 630 -h2 850 +h3 1022 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["e8g8", "h2h3"]);
+}
+
+#[test]
+fn a_blip_under_the_next_movers_piece_at_the_press_is_no_touch() {
+    // 24. exd5 exd5: interference opens c5 (Black's queen) for one scan
+    // just before White's press. The press makes exd5 with c5 read lifted
+    // (Black's hand, 1.1); its return a scan later is a brush, not a touch:
+    // Black's capture with the e6 pawn breaches no 4.3a.
+    let mut h = Hands::new(
+        Some("r3b1k1/6p1/4pr1p/2qp4/2p1P3/2P5/3QBPPP/2R2RK1 w - - 0 24"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -e4 170 -d5 180 +d5 1090 -c5 1100 +c5 1105 white 17120 -e6 17900 -d5 17930 +d5 \
+         19112 black",
+    );
+    let out = h.run();
+    read_exactly(&out, &["e4d5", "e6d5"]);
+}
+
+#[test]
+fn a_blip_under_open_lines_while_a_piece_is_held_is_no_capture() {
+    // 1. Nxa7 or Nxc7, the captured pawn never read leaving (two lines
+    // open), four quiet plies, then 3... Qd5 with interference opening d2
+    // (White's bishop) for one scan while the queen is in the air. Under
+    // the lines that blip read Qxd2 made, and the queen landing on d5 then
+    // contradicted every line, too deep for the record's search: the board
+    // was called displaced for good. A capture read only from a blip waits
+    // under the lines as it does on the record; 4. Nc6 tells them apart.
+    let mut h = Hands::new(
+        Some("3q3k/p1p3pp/8/1N6/8/8/3B2PP/6K1 w - - 0 1"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -b5 400 white 1000 -h8 1300 +g8 1500 black 2000 -g1 2300 +f1 2500 white \
+         3000 -g8 3300 +f8 3500 black 4000 -f1 4300 +e1 4500 white \
+         5000 -d8 5200 -d2 5210 +d2 5500 +d5 5700 black 6500 -a7 6800 +c6 7000 white",
+    );
+    let out = h.run();
+    read_exactly(
+        &out,
+        &["b5a7", "h8g8", "g1f1", "g8f8", "f1e1", "d8d5", "a7c6"],
+    );
+}

@@ -428,6 +428,29 @@ impl Inference {
                         .is_none_or(|w| colours_after(&pos, m).0 == w || m.is_promotion())
                 })
                 .collect();
+            // A capture read only from its captured square blipping once
+            // (a swap whose captured piece's contacts did not bounce as a
+            // piece pushed off does) while its piece may still be in the
+            // air waits, as the record's does (see [`SWAP_RELEASE_MS`]):
+            // the press, the next mover's touch or that time makes it;
+            // where the piece lands may tell otherwise (interference
+            // while it was held).
+            let swap_wait = |m: &Move| {
+                self.turn
+                    .swapped_at(m, self.scan_period)
+                    .filter(|_| {
+                        !self.pressing && !m.is_promotion() && !self.turn.burst_on(m.to(), |_| true)
+                    })
+                    .map(|s| s.saturating_add(SWAP_RELEASE_MS))
+                    .filter(|&until| t < until)
+            };
+            if let Some(until) = moves.iter().filter_map(swap_wait).min() {
+                self.swap_until = Some(self.swap_until.map_or(until, |u| u.min(until)));
+            }
+            let moves: Vec<Move> = moves
+                .into_iter()
+                .filter(|m| swap_wait(m).is_none())
+                .collect();
             if !moves.is_empty() {
                 // Under this line its mover pressed his clock before the
                 // move's piece was set down (6.7: the press follows the

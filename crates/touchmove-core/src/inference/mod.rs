@@ -1387,7 +1387,14 @@ impl Inference {
             }
             SquareChange::Placed(colour) => {
                 self.board.add(sq);
-                if self.stable.contains(sq) {
+                // (Or back within the nudge time on a square a press
+                // settled with its piece lifted, the move before made
+                // under the next mover's hand: his brush, 1.1, is no touch
+                // either.)
+                let brushed_over_a_press = self.turn.touches.iter().any(|x| x.square == sq)
+                    && self.turn.lifted_at[sq as usize]
+                        .is_some_and(|l| c.t < l.saturating_add(self.config.nudge_ms));
+                if self.stable.contains(sq) || brushed_over_a_press {
                     self.put_back(c.t, sq);
                 }
                 self.turn.active_at[sq as usize] = Some(c.t);

@@ -500,29 +500,34 @@ impl Inference {
     }
 
     /// Squares set down in the very reading before the mover's press, on
-    /// no square the move he made goes to: the board without them shows
-    /// his move, with them none. His hand is on the clock (6.7): a blip
-    /// (interference, read once) or another hand this instant, not his
-    /// move; the press reads the board without them.
+    /// no square the move he made goes to, or read lifted in it and full
+    /// again already: the board without that reading shows his move, with
+    /// it none. His hand is on the clock (6.7): a blip (interference, read
+    /// once) or another hand this instant, not his move; the press reads
+    /// the board without them.
     fn set_this_reading(&self, t: Millis) -> Bitboard {
         let reading = self.scan_period.max(1);
+        let this_reading =
+            |at: Option<Millis>| at.is_some_and(|p| p <= t && t.saturating_sub(p) < reading);
         let fresh: Bitboard = (self.board & !self.game.position().board().occupied())
             .into_iter()
-            .filter(|s| {
-                self.turn.placed_at[*s as usize]
-                    .is_some_and(|p| p <= t && t.saturating_sub(p) < reading)
-            })
+            .filter(|s| this_reading(self.turn.placed_at[*s as usize]))
             .collect();
-        if fresh.is_empty()
+        let back: Bitboard = (self.raw & !self.board)
+            .into_iter()
+            .filter(|s| this_reading(self.turn.lifted_at[*s as usize]))
+            .collect();
+        let blip = fresh | back;
+        if blip.is_empty()
             || self.fine_scans()
             || self.pick(&self.candidates(self.board, false)).is_some()
             || self
-                .pick(&self.candidates(self.board & !fresh, false))
+                .pick(&self.candidates(self.board ^ blip, false))
                 .is_none()
         {
             return Bitboard::EMPTY;
         }
-        fresh
+        blip
     }
 
     /// The reply of `side` (to move, while the opponent's move awaits its
