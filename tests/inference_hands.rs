@@ -155,6 +155,66 @@ fn varied_hands_are_read_exactly() {
     }
 }
 
+/// Interference on a board read every 10 ms: contacts bouncing on nine
+/// placements in ten and glitches (a square read flipped for a scan) eight
+/// times a minute, under every style. A glitch passes the debounce there
+/// (a scan's state holds until the next), so the inference tells it from
+/// hands. Each once read a wrong move, a false alert or stopped the record
+/// (see the tests named after blips in inference_two_hands). A game whose
+/// lines stay open at the end counts apart, but only when one of them is
+/// the game's: a capture whose captured piece never read empty, made
+/// between two scans, that no later move tells apart from another. The
+/// full run reads every corpus game but the same 20 random ones: random
+/// 160-ply games under this interference still fail in 11 of 5,000 (see
+/// the README), which this test does not hide by counting them.
+#[test]
+fn interference_on_a_board_read_every_10_ms_is_read_exactly() {
+    for name in ["bullet", "blitz-hands", "nudges", "random", "casual"] {
+        let mut style = HandStyle::by_name(name).unwrap();
+        style.bounce = 0.9;
+        style.glitches_per_minute = 8.0;
+        style.name = format!("{name}, glitches 8/min, bounce 90 %, 10 ms scans");
+        let mut games = corpus(83);
+        games.extend(random(20));
+        let (mut failures, mut open) = (Vec::new(), 0);
+        for (i, (game, start, moves)) in games.iter().enumerate() {
+            let seed = i as u64 * 7 + 3;
+            let mut s = synth::synthesize(start, moves, &style, seed);
+            s.trace = synth::sampled::sampled(&s.trace, 10);
+            let Err(e) = support::check_synthesized(start, moves, &s, &style, seed) else {
+                continue;
+            };
+            if open_at_the_end_with_the_game(&s, start, moves) {
+                open += 1;
+            } else {
+                failures.push(format!("{game}: {e}"));
+            }
+        }
+        if full() {
+            println!("{}: {open} open at the end", style.name);
+        }
+        report(&style.name, &failures, games.len());
+    }
+}
+
+/// Whether the reading of `s` recorded a prefix of the game with no
+/// alert, and left lines open at the end of which one is the rest of it.
+fn open_at_the_end_with_the_game(s: &Synthesized, start: &Chess, moves: &[Move]) -> bool {
+    let out = support::run(s, None);
+    let played = support::played_uci(&out.session);
+    let source = support::source_uci(start, moves);
+    let rest = match source.get(played.len()..) {
+        Some(rest) if source[..played.len()] == played[..] => rest.join(" "),
+        _ => return false,
+    };
+    let last_lines = out.events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::Candidates { lines } => Some(lines),
+        _ => None,
+    });
+    support::alerts(&out.events).is_empty()
+        && last_lines.is_some_and(|lines| lines.iter().any(|l| *l == rest))
+}
+
 /// No clock: a move is completed once the board settles, so the hand that
 /// castles rook first (casual play) corrects a completed rook move.
 #[test]

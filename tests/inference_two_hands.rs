@@ -2197,3 +2197,21 @@ fn a_blip_under_open_lines_while_a_piece_is_held_is_no_capture() {
         &["b5a7", "h8g8", "g1f1", "g8f8", "f1e1", "d8d5", "a7c6"],
     );
 }
+
+#[test]
+fn a_blip_in_the_reading_before_the_press_is_no_part_of_a_capture_nobody_saw() {
+    // 31... hxg3: the pawn takes the knight between two scans (g3 never
+    // read empty); interference fills f1 for one scan just before Black's
+    // press. The press completes the capture, not an illegal move to f1.
+    let mut h = Hands::new(
+        Some("2k4b/3r4/p5p1/8/2P4p/p5NP/Pr6/2K5 b - - 3 31"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -h4 3630 +f1 3640 -f1 3641 black 4500 -c4 4800 +c5 5000 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["h4g3", "c4c5"]);
+}

@@ -49,13 +49,12 @@ impl Inference {
         }
         // The hand is on the clock: whatever stands on the board is released.
         let plies_before = self.game.moves().len();
+        let mut blip = Bitboard::EMPTY;
         if (movers_press || !self.started) && !next_hand_at_work && self.last_change.is_some() {
             self.pressing = movers_press;
-            let blip = if movers_press {
-                self.set_this_reading(t)
-            } else {
-                Bitboard::EMPTY
-            };
+            if movers_press {
+                blip = self.set_this_reading(t);
+            }
             // (Judged at the next settle, with the reading that follows.)
             self.board ^= blip;
             self.evaluate(t);
@@ -202,86 +201,98 @@ impl Inference {
                 PressMeaning::Ignored("several legal moves explain the board")
             }
             Alert::None => {
-                let expected = self.game.position().board().occupied();
-                if self.board == expected {
-                    // 2023, 7.5.3: pressing the clock without making a move.
-                    if self.profile.is_fide() && self.profile.edition() == LawEdition::Fide2023 {
-                        return self.complete_illegal(t, side, None, None);
-                    }
-                    return PressMeaning::Ignored("no move was made");
-                }
-                // A capture whose captured piece the sensors never saw leave
-                // (or missed): the press says the move is complete.
-                let cands = self.candidates(self.board, true);
-                if self.pick(&cands).is_none() && !cands.is_empty() {
-                    // Several captures whose captured piece never read
-                    // empty explain the board: a legal move was made, which
-                    // one the next moves tell (certainty first).
-                    self.hypothesise(t, cands.into_iter().map(|m| vec![m]).collect());
-                    return PressMeaning::Ignored("several legal moves explain the board");
-                }
-                if let Some(m) = self.pick(&cands) {
-                    let m = self.named_piece(m);
-                    self.make_move(t, m);
-                    return completed(self.complete_awaiting(t));
-                }
-                // Two hands at bullet speed (1.1): his move and the
-                // opponent's reply set down within one settle, both
-                // pieces seen lifted. Not an illegal move: the two plies.
-                let ply = self.game.moves().len() + 1;
-                if self.explain_missed_reply(t, self.board, Reply::SeenMade) {
-                    if self.pending.is_some() {
-                        return PressMeaning::Ignored("several lines explain the board");
-                    }
-                    // The reply's own press is still to come: when it
-                    // does, it is that ply's (6.7), not a press telling of
-                    // more plies (the presser's pieces the next mover's
-                    // hand takes off meanwhile are his capture at work).
-                    if let Some(reply) = self.game.moves().last()
-                        && reply.side != side
-                    {
-                        self.missed_press = Some((self.game.moves().len(), reply.side));
-                    }
-                    return PressMeaning::Completed { ply };
-                }
-                if self.made_unseen_under_lifts(t, self.board) {
-                    return if self.pending.is_some() {
-                        PressMeaning::Ignored("several legal moves explain the board")
-                    } else if self.release_unnamed_promotion(ReleasedPromotion::by_press(t)) {
-                        PressMeaning::Awaiting {
-                            ply: self.game.moves().len() + 1,
-                        }
-                    } else {
-                        completed(self.complete_awaiting(t))
-                    };
-                }
-                if self.taken_before_the_press() {
-                    let ply = self.game.moves().len() + 1;
-                    self.pressed_before_made = Some(ply);
-                    return PressMeaning::Awaiting { ply };
-                }
-                // A jump the press tells of: his move among plies the
-                // sensors did not read (only his opponent's pieces gone).
-                if self.explain_jump_pressed_by(t, self.board, side) {
-                    return if self.pending.is_some() {
-                        PressMeaning::Ignored("several lines explain the board")
-                    } else {
-                        PressMeaning::Completed {
-                            ply: self.game.moves().len(),
-                        }
-                    };
-                }
-                let from = self
-                    .turn
-                    .touches
-                    .iter()
-                    .find(|x| x.piece.color == side && !self.board.contains(x.square))
-                    .map(|x| x.square);
-                let extra = self.board & !expected;
-                let to = (extra.count() == 1).then(|| extra.first()).flatten();
-                self.complete_illegal(t, side, from, to)
+                // (Read as the settle above read it: without a blip of the
+                // reading before the press.)
+                self.board ^= blip;
+                let meaning = self.press_with_no_alert(t, side);
+                self.board ^= blip;
+                meaning
             }
         }
+    }
+
+    /// The mover's press with no alert open: his move (6.7), a capture
+    /// the sensors missed, two hands' plies, or a press without a move
+    /// (7.5.3 of 2023) or with an illegal one (7.5).
+    fn press_with_no_alert(&mut self, t: Millis, side: Color) -> PressMeaning {
+        let expected = self.game.position().board().occupied();
+        if self.board == expected {
+            // 2023, 7.5.3: pressing the clock without making a move.
+            if self.profile.is_fide() && self.profile.edition() == LawEdition::Fide2023 {
+                return self.complete_illegal(t, side, None, None);
+            }
+            return PressMeaning::Ignored("no move was made");
+        }
+        // A capture whose captured piece the sensors never saw leave
+        // (or missed): the press says the move is complete.
+        let cands = self.candidates(self.board, true);
+        if self.pick(&cands).is_none() && !cands.is_empty() {
+            // Several captures whose captured piece never read
+            // empty explain the board: a legal move was made, which
+            // one the next moves tell (certainty first).
+            self.hypothesise(t, cands.into_iter().map(|m| vec![m]).collect());
+            return PressMeaning::Ignored("several legal moves explain the board");
+        }
+        if let Some(m) = self.pick(&cands) {
+            let m = self.named_piece(m);
+            self.make_move(t, m);
+            return completed(self.complete_awaiting(t));
+        }
+        // Two hands at bullet speed (1.1): his move and the
+        // opponent's reply set down within one settle, both
+        // pieces seen lifted. Not an illegal move: the two plies.
+        let ply = self.game.moves().len() + 1;
+        if self.explain_missed_reply(t, self.board, Reply::SeenMade) {
+            if self.pending.is_some() {
+                return PressMeaning::Ignored("several lines explain the board");
+            }
+            // The reply's own press is still to come: when it
+            // does, it is that ply's (6.7), not a press telling of
+            // more plies (the presser's pieces the next mover's
+            // hand takes off meanwhile are his capture at work).
+            if let Some(reply) = self.game.moves().last()
+                && reply.side != side
+            {
+                self.missed_press = Some((self.game.moves().len(), reply.side));
+            }
+            return PressMeaning::Completed { ply };
+        }
+        if self.made_unseen_under_lifts(t, self.board) {
+            return if self.pending.is_some() {
+                PressMeaning::Ignored("several legal moves explain the board")
+            } else if self.release_unnamed_promotion(ReleasedPromotion::by_press(t)) {
+                PressMeaning::Awaiting {
+                    ply: self.game.moves().len() + 1,
+                }
+            } else {
+                completed(self.complete_awaiting(t))
+            };
+        }
+        if self.taken_before_the_press() {
+            let ply = self.game.moves().len() + 1;
+            self.pressed_before_made = Some(ply);
+            return PressMeaning::Awaiting { ply };
+        }
+        // A jump the press tells of: his move among plies the
+        // sensors did not read (only his opponent's pieces gone).
+        if self.explain_jump_pressed_by(t, self.board, side) {
+            return if self.pending.is_some() {
+                PressMeaning::Ignored("several lines explain the board")
+            } else {
+                PressMeaning::Completed {
+                    ply: self.game.moves().len(),
+                }
+            };
+        }
+        let from = self
+            .turn
+            .touches
+            .iter()
+            .find(|x| x.piece.color == side && !self.board.contains(x.square))
+            .map(|x| x.square);
+        let extra = self.board & !expected;
+        let to = (extra.count() == 1).then(|| extra.first()).flatten();
+        self.complete_illegal(t, side, from, to)
     }
 
     /// The squares `m` sets a piece on that a hand reached (first, since
@@ -501,10 +512,11 @@ impl Inference {
 
     /// Squares set down in the very reading before the mover's press, on
     /// no square the move he made goes to, or read lifted in it and full
-    /// again already: the board without that reading shows his move, with
-    /// it none. His hand is on the clock (6.7): a blip (interference, read
-    /// once) or another hand this instant, not his move; the press reads
-    /// the board without them.
+    /// again already: the board without that reading shows his move (a
+    /// capture quicker than a scan among them), with it none. His hand is
+    /// on the clock (6.7): a blip (interference, read once) or another
+    /// hand this instant, not his move; the press reads the board without
+    /// them.
     fn set_this_reading(&self, t: Millis) -> Bitboard {
         let reading = self.scan_period.max(1);
         let this_reading =
@@ -522,7 +534,7 @@ impl Inference {
             || self.fine_scans()
             || self.pick(&self.candidates(self.board, false)).is_some()
             || self
-                .pick(&self.candidates(self.board ^ blip, false))
+                .pick(&self.candidates(self.board ^ blip, true))
                 .is_none()
         {
             return Bitboard::EMPTY;
