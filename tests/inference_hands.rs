@@ -211,8 +211,7 @@ fn open_at_the_end_with_the_game(s: &Synthesized, start: &Chess, moves: &[Move])
         EventKind::Candidates { lines } => Some(lines),
         _ => None,
     });
-    support::alerts(&out.events).is_empty()
-        && last_lines.is_some_and(|lines| lines.iter().any(|l| *l == rest))
+    support::alerts(&out.events).is_empty() && last_lines.is_some_and(|lines| lines.contains(&rest))
 }
 
 /// No clock: a move is completed once the board settles, so the hand that
