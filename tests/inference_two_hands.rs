@@ -2215,3 +2215,24 @@ fn a_blip_in_the_reading_before_the_press_is_no_part_of_a_capture_nobody_saw() {
     let out = h.run();
     read_exactly(&out, &["h4g3", "c4c5"]);
 }
+
+#[test]
+fn the_next_mover_reaches_for_no_piece_before_the_movers_piece_is_lifted() {
+    // 9. Qxd8+ Kxd8: White brushes the c6 pawn (90 ms, no touch), takes
+    // Black's queen off d8, lifts his own queen, and sets it on d8 while
+    // interference opens c6 for one scan. Qxc6 with Black's queen "lifted
+    // by Black" is no reading: d8 left before White's queen did, so it was
+    // White's hand taking the captured piece off, not Black's reaching.
+    let mut h = Hands::new(
+        Some("r1Qqkb1r/pp2pp2/n1p4n/6p1/2pPP1P1/P7/1P3P1P/RNB1KBNR w KQkq - 0 9"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -c6 90 +c6 520 -d8 780 -c8 1310 -c6 1320 +c6 1670 +d8 2736 white \
+         16298 -d8 16608 -e8 16800 +d8 17200 black",
+    );
+    let out = h.run();
+    read_exactly(&out, &["c8d8", "e8d8"]);
+}

@@ -643,8 +643,11 @@ impl Inference {
                     // reaching early for a piece; not one that could itself
                     // have set down what arrived: then the board may as well
                     // show a move the sensors missed and that piece's answer.
+                    // (Not before the mover's own piece left: a piece of
+                    // his opponent's gone by then was taken off by his
+                    // hand, the captured piece first.)
                     Some(c) if c != mover => {
-                        at >= began
+                        at >= left.unwrap_or(began)
                             && at != release
                             && !must_lift(&m).contains(y)
                             && (at > release
