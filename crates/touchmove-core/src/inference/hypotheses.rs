@@ -428,18 +428,31 @@ impl Inference {
                         .is_none_or(|w| colours_after(&pos, m).0 == w || m.is_promotion())
                 })
                 .collect();
-            // A capture read only from its captured square blipping once
-            // (a swap whose captured piece's contacts did not bounce as a
-            // piece pushed off does) while its piece may still be in the
-            // air waits, as the record's does (see [`SWAP_RELEASE_MS`]):
-            // the press, the next mover's touch or that time makes it;
-            // where the piece lands may tell otherwise (interference
-            // while it was held).
+            // A capture read only from its captured square read empty for
+            // a single reading (a swap whose captured piece's contacts did
+            // not bounce as a piece pushed off does) while its piece may
+            // still be in the air waits, as the record's does (see
+            // [`SWAP_RELEASE_MS`]): the press, the next mover's touch or
+            // that time makes it; where the piece lands may tell otherwise
+            // (interference while it was held). (Two readings or more are
+            // a bullet hand's capture as often: made at once, as before.)
+            let one_reading = |m: &Move, back: Millis| {
+                self.turn
+                    .removals
+                    .iter()
+                    .filter(|(r, q)| *q == m.to() && *r <= back)
+                    .map(|(r, _)| *r)
+                    .max()
+                    .is_some_and(|r| back.saturating_sub(r) <= self.scan_period.max(1))
+            };
             let swap_wait = |m: &Move| {
                 self.turn
                     .swapped_at(m, self.scan_period)
-                    .filter(|_| {
-                        !self.pressing && !m.is_promotion() && !self.turn.burst_on(m.to(), |_| true)
+                    .filter(|&back| {
+                        !self.pressing
+                            && !m.is_promotion()
+                            && !self.turn.burst_on(m.to(), |_| true)
+                            && one_reading(m, back)
                     })
                     .map(|s| s.saturating_add(SWAP_RELEASE_MS))
                     .filter(|&until| t < until)
