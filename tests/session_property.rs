@@ -680,6 +680,35 @@ mod found {
     }
 
     #[test]
+    fn a_mate_read_under_lines_ends_the_game_whatever_the_board_does_after() {
+        // Casual play with garbage on f2: ...Qh4# set down by hand opens
+        // the lines ["", "Qh4#"]; a2 then read empty. The mate's line was
+        // dropped for the game being over under it, the other one for a2,
+        // and the board (Qh4# once a2 is back) was displaced for good.
+        let actions = [
+            Toggle(22),
+            Toggle(14),
+            Wait(158),
+            Legal(48),
+            Toggle(0),
+            Toggle(49),
+            Toggle(49),
+            Legal(194),
+            Toggle(13),
+            Toggle(0),
+            Legal(92),
+            Legal(192),
+            Legal(141),
+            Legal(60),
+            Legal(154),
+            Toggle(13),
+            Legal(173),
+            Toggle(8),
+        ];
+        check(Profile::Casual, false, &actions, &[143]).unwrap();
+    }
+
+    #[test]
     fn a_piece_lifted_before_a_move_was_set_down_that_could_have_made_it_is_no_grab() {
         // The board set to Bxg8 (only e6 changed: the bishop looks
         // lifted), then ...d5 and Kf1. The pawn lifted from d7 before a

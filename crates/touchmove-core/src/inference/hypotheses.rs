@@ -371,6 +371,8 @@ impl Inference {
         let mut quick_captures: Vec<usize> = Vec::new();
         // Lines kept only because a hand may be at work under them.
         let mut waiting: Vec<usize> = Vec::new();
+        // Lines whose last ply ended the game.
+        let mut ended: Vec<Line> = Vec::new();
         for line in pending.lines {
             // A hand holding a piece when the sensors were read again sets
             // it down within moments, not after a think.
@@ -396,6 +398,7 @@ impl Inference {
                 && line.seen_last
                 && line.plies.last().is_some_and(|m| m.is_promotion());
             if pos.is_game_over() && !unnamed_promotion {
+                ended.push(line);
                 continue;
             }
             // (After a jump no hand was read: what changed are plies the
@@ -625,6 +628,16 @@ impl Inference {
             waiting = waiting.iter().map(|&k| k - dropped(k)).collect();
         }
         if next.is_empty() {
+            // Never stuck: the board contradicts every line but one that
+            // ended the game (a mate read under it). What the board shows
+            // after the end of the game contradicts nothing (5.1): that
+            // line is the game.
+            if ended.len() == 1 && read == JumpRead::No {
+                let line = ended.swap_remove(0);
+                self.close_candidates(t, &pending.announced);
+                self.resolve(t, line, pending.opened, pending.pressed);
+                return true;
+            }
             self.close_candidates(t, &pending.announced);
             return false;
         }
