@@ -2236,3 +2236,24 @@ fn the_next_mover_reaches_for_no_piece_before_the_movers_piece_is_lifted() {
     let out = h.run();
     read_exactly(&out, &["c8d8", "e8d8"]);
 }
+
+#[test]
+fn casual_castling_rook_first_pressed_as_the_king_lands_is_castling() {
+    // Casual play with a clock: White castles rook first. The rook's move
+    // settles (it is made, 4.6) before the king is lifted; the king is set
+    // on g1 and the clock pressed 50 ms later, before the king's square
+    // has settled; Black lifts his bishop 100 ms after the press. The
+    // press completes the castling the hand corrected the rook's move
+    // into, not `Rf1` with the king left displaced.
+    let mut h = Hands::new(
+        Some("r4b1r/pppk3p/2nq1p2/1B1pp2Q/8/7P/PPPP1PP1/R1B1K2R w KQ - 2 12"),
+        "casual",
+    );
+    h.wait(1000);
+    let readings = "0 -h1 2 +h1 4 -h1 65 +f1 383 -e1 385 +e1 388 -e1 471 +g1 472 -g1 \
+        473 +g1 523 white 625 -f8 627 +f8 630 -f8 725 +e7 825 black";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["e1g1", "f8e7"]);
+    assert_eq!(completed(&out), [1, 2]);
+}

@@ -42,25 +42,10 @@ impl Inference {
     /// first move stands (4.6 of 2005, 4.7 of 2023; after rook-first
     /// castling 4.4b); casual: the move is corrected.
     pub(super) fn moved_on(&mut self, t: Millis, board: Bitboard) -> bool {
-        let Some(last) = self.last_move.clone() else {
-            return false;
-        };
-        let Some(correction) = self.correction_of(&last, board) else {
+        let Some((last, correction)) = self.moved_on_by_the_mover(board) else {
             return false;
         };
         let side = last.before.turn();
-        // Only the mover's hand was at work since: pieces of his that the
-        // correction moves (without a clock his move was completed when it
-        // settled, so his king lifted to castle after the rook reads as a
-        // touch). A touch of the next mover's makes it his turn.
-        let movers_hand = self
-            .turn
-            .touches
-            .iter()
-            .all(|x| x.piece.color == side && moving_from(&correction).contains(x.square));
-        if !movers_hand {
-            return false;
-        }
         if self.profile.is_fide() {
             let article = if correction.is_castle() {
                 "4.4b"
@@ -99,6 +84,22 @@ impl Inference {
             self.make_move(t, correction);
         }
         true
+    }
+
+    /// The last move and the move `board` shows instead of it, made by
+    /// the mover's hand alone since: pieces of his that the correction
+    /// moves (without a clock his move was completed when it settled, so
+    /// his king lifted to castle after the rook reads as a touch). A touch
+    /// of the next mover's makes it his turn.
+    pub(super) fn moved_on_by_the_mover(&self, board: Bitboard) -> Option<(LastMove, Move)> {
+        let last = self.last_move.clone()?;
+        let correction = self.correction_of(&last, board)?;
+        let side = last.before.turn();
+        self.turn
+            .touches
+            .iter()
+            .all(|x| x.piece.color == side && moving_from(&correction).contains(x.square))
+            .then_some((last, correction))
     }
 
     /// Another move of the last move's pieces that `board` shows instead

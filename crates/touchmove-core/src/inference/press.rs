@@ -121,6 +121,19 @@ impl Inference {
                 }
                 return PressMeaning::Ignored("the player who did not move pressed");
             }
+            // Casual play: his hand moved his move on before the press (the
+            // king of rook-first castling set down a moment ago, not yet
+            // settled): the press completes the corrected move (6.7), read
+            // before the next mover's hand comes.
+            if !self.profile.is_fide()
+                && ply == self.game.moves().len()
+                && self.board != self.game.position().board().occupied()
+                && self.moved_on_by_the_mover(self.board).is_some()
+            {
+                self.settle_placed(t);
+                self.moved_on(t, self.board);
+            }
+            let ply = self.awaiting_press.unwrap_or(ply);
             self.awaiting_press = None;
             self.emit(t, EventKind::MoveCompleted { ply });
             return PressMeaning::Completed { ply };
