@@ -441,6 +441,17 @@ fn main() -> Result<(), String> {
                         };
                         let fens: Vec<&str> =
                             synth.moves.iter().map(|m| m.fen_after.as_str()).collect();
+                        let dump = |dir: &PathBuf| {
+                            let path = dir.join(format!("{name}-{game}.trace"));
+                            if let Err(e) = std::fs::write(&path, trace.to_string()) {
+                                eprintln!("{}: {e}", path.display());
+                            }
+                        };
+                        // (With `--only`, before the reading: a reading that
+                        // never ends still leaves its trace.)
+                        if let Some(dir) = args.dump.as_ref().filter(|_| args.only.is_some()) {
+                            dump(dir);
+                        }
                         let result = judge(
                             &trace,
                             &source,
@@ -450,12 +461,10 @@ fn main() -> Result<(), String> {
                         );
                         let failed = matches!(result, Ok(Some(_)));
                         if let Some(dir) = &args.dump
-                            && (failed || args.only.is_some())
+                            && failed
+                            && args.only.is_none()
                         {
-                            let path = dir.join(format!("{name}-{game}.trace"));
-                            if let Err(e) = std::fs::write(&path, trace.to_string()) {
-                                eprintln!("{}: {e}", path.display());
-                            }
+                            dump(dir);
                         }
                         results.lock().unwrap().push((game, result));
                     }

@@ -2257,3 +2257,30 @@ fn casual_castling_rook_first_pressed_as_the_king_lands_is_castling() {
     read_exactly(&out, &["e1g1", "f8e7"]);
     assert_eq!(completed(&out), [1, 2]);
 }
+
+#[test]
+fn a_capture_pushed_off_then_answered_and_played_on_is_read_and_time_ends() {
+    // Casual play without a clock, at blitz speed: White's rook takes on
+    // a8 pushing Black's rook off (a8 never reads empty for a scan),
+    // Black takes the rook off a8 and recaptures with the f8 rook, and
+    // White takes on b5 while the record still waits for the hand it
+    // thought at work. The three plies are read once the board rests,
+    // and the reading ends: the wait for that hand had renewed its own
+    // deadline every 1.5 s, and time never ran out.
+    let mut h = Hands::new(
+        Some("r4rk1/2q2p1p/R2p2p1/1p1Pb3/6Q1/2P5/1P2B1PP/5R1K w - - 2 28"),
+        "casual",
+    );
+    h.wait(1000);
+    let readings = "0 -a6 2 +a6 4 -a6 5 +a6 8 -a6 976 -a8 978 +a8 980 -a8 983 +a8 \
+        984 -a8 986 +a8 988 -a8 989 +a8 990 -a8 992 +a8 1386 -a8 1513 -f8 1514 +f8 \
+        1516 -f8 2092 +a8 2492 -b5 3002 -e2 3005 +e2 3008 -e2 4162 +b5 4164 -b5 4166 +b5";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["a6a8", "f8a8", "e2b5"]);
+    assert_eq!(
+        out.session.next_board_deadline(),
+        None,
+        "a timer outlived the trace"
+    );
+}

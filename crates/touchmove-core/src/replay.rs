@@ -193,6 +193,12 @@ pub struct ReplayError {
     pub error: FilterError,
 }
 
+/// How long time runs on after a trace's last record, at most, for the
+/// board's timers to fire: each concludes within seconds (a settle, a
+/// grace, a promotion's wait), and a timer that renewed itself for ever
+/// must not hold a replay for ever.
+pub const RUN_ON_MS: Millis = 60_000;
+
 /// Runs every record of `trace` through `session` in virtual time; after
 /// the last record, time runs on until the board's timers have fired. An
 /// error names the record by its number (see [`drive_numbered`] for lines).
@@ -226,8 +232,12 @@ pub fn drive_numbered(
                 error,
             })?;
     }
-    let mut end = trace.records.last().map_or(0, |r| r.t);
-    while let Some(deadline) = session.next_board_deadline() {
+    let last = trace.records.last().map_or(0, |r| r.t);
+    let mut end = last;
+    while let Some(deadline) = session
+        .next_board_deadline()
+        .filter(|d| *d <= last.saturating_add(RUN_ON_MS))
+    {
         session.advance(deadline, &mut events);
         end = end.max(deadline);
     }

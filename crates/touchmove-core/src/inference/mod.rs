@@ -1785,7 +1785,18 @@ impl Inference {
             // pawn and captured piece lifted, the new piece being
             // fetched): as a move in progress, no board displaced.
             if !jump && self.missed_capture_then_in_progress(board) {
-                self.missing_since = Some(t);
+                // Never stuck: the players may have played on past it,
+                // the last plies seen made.
+                let lines = self.played_on_after_unseen_plies(&self.game.position().clone(), board);
+                if !lines.is_empty() {
+                    self.hypothesise(t, lines);
+                    return;
+                }
+                // Looked at again a grace after each change, not for ever
+                // (a deadline that renews itself would never let time end).
+                if changed || missing_since.is_none() {
+                    self.missing_since = Some(t);
+                }
                 return;
             }
         }
