@@ -2284,3 +2284,26 @@ fn a_capture_pushed_off_then_answered_and_played_on_is_read_and_time_ends() {
         "a timer outlived the trace"
     );
 }
+
+#[test]
+fn casual_castling_rook_first_under_the_next_movers_lift_is_castling() {
+    // Casual play with a clock: White castles long rook first, the rook
+    // slid a1-d1 and settled (made, 4.6) before the king is lifted; the
+    // king stays 1.2 s in the air, lands on c1, and Black lifts his
+    // knight 150 ms later, before c1 has settled (1.1). The king's move
+    // corrected the rook's into castling, released by Black's lift: the
+    // press completes O-O-O, and Black's knight move follows.
+    let mut h = Hands::new(
+        Some("rnb1r1k1/ppp2pbp/5np1/4p1B1/2P1P3/2N2N2/PP2BPPP/R3K2R w KQ - 2 10"),
+        "casual",
+    );
+    h.wait(1000);
+    let readings = "76 -a1 77 +a1 79 -a1 81 +a1 84 -a1 313 +b1 348 -b1 573 +c1 596 -c1 \
+        838 +d1 873 -d1 913 +d1 915 -d1 916 +d1 1470 -e1 1472 +e1 1474 -e1 1475 +e1 \
+        1478 -e1 2660 +c1 2661 -c1 2663 +c1 2665 -c1 2668 +c1 2815 -b8 3211 white \
+        3745 +a6 4200 black";
+    play_readings(&mut h, readings);
+    let out = h.run();
+    read_exactly(&out, &["e1c1", "b8a6"]);
+    assert_eq!(completed(&out), [1, 2]);
+}

@@ -256,6 +256,12 @@ fn check(
     }
     run.wait(3000);
     record_is_legal(&run)?;
+    // Three quiet seconds fire every timer: none renews itself for ever.
+    prop_assert_eq!(
+        run.session.next_board_deadline(),
+        None,
+        "a timer renews itself with the board quiet"
+    );
     let game = run.session.game();
     let recorded = game.position().board().occupied();
     let follows = game.is_over() || recorded == target;

@@ -86,6 +86,88 @@ impl Inference {
         true
     }
 
+    /// Casual play under two hands (1.1): the mover's hand moved his last
+    /// move on into another (the king of rook-first castling set down
+    /// after the rook's move was made), and the next mover lifted a piece
+    /// before that board settled. With his pieces back, `board` shows the
+    /// corrected move: it is made, released by his lift, as
+    /// [`Self::moved_on`] makes it with no other hand at work.
+    pub(super) fn moved_on_under_lifts(&mut self, t: Millis, board: Bitboard) -> bool {
+        if self.profile.is_fide() {
+            return false;
+        }
+        let Some(last) = self.last_move.clone() else {
+            return false;
+        };
+        if self.game.moves().last().map(|m| m.mv) != Some(last.mv) {
+            return false;
+        }
+        // (Casual play records no touches: the hands are read from the
+        // squares emptied this turn.)
+        let removals = &self.turn.removals;
+        let recorded = self.game.position().board().occupied();
+        let found = last.before.legal_moves().into_iter().find_map(|m| {
+            // The mover's hand lifted the pieces the correction moves and
+            // his move did not, and set them down; every square emptied
+            // after that is the next mover's hand at work (his pieces
+            // lifted, or the mover's taken to capture), every one before
+            // it the mover's, of those pieces.
+            let lifted = moving_from(&m) & !moving_from(&last.mv);
+            let reached =
+                arrival_squares(&last.before, &m) & !arrival_squares(&last.before, &last.mv);
+            if m == last.mv || lifted.is_empty() || reached.is_empty() {
+                return None;
+            }
+            let release = reached
+                .into_iter()
+                .map(|s| self.turn.placed_at[s as usize])
+                .collect::<Option<Vec<Millis>>>()?
+                .into_iter()
+                .max()?;
+            // (A piece set down and rocking on its new square is no lift.)
+            let before: Bitboard = removals
+                .iter()
+                .filter(|(at, s)| *at <= release && recorded.contains(*s))
+                .map(|(_, s)| *s)
+                .collect();
+            let gone: Bitboard = removals
+                .iter()
+                .filter(|(at, s)| *at > release && !board.contains(*s))
+                .map(|(_, s)| *s)
+                .collect();
+            (gone.any()
+                && (lifted & !self.turn.lifts).is_empty()
+                && (before & !lifted).is_empty()
+                && occupancy_after(&last.before, &m) == board | gone)
+                .then_some((m, gone, release))
+        });
+        let Some((correction, gone, release)) = found else {
+            return false;
+        };
+        if self.game.take_back(1).is_err() {
+            return false;
+        }
+        self.emit(
+            t,
+            EventKind::Takeback {
+                ply: self.game.ply(),
+                fen: self.game.fen(),
+            },
+        );
+        self.awaiting_press = None;
+        self.make_now_under_lifts(
+            t,
+            two_hands::MadeUnder {
+                mv: correction,
+                gone,
+                release,
+                unseen: false,
+                flickered: false,
+            },
+        );
+        true
+    }
+
     /// The last move and the move `board` shows instead of it, made by
     /// the mover's hand alone since: pieces of his that the correction
     /// moves (without a clock his move was completed when it settled, so

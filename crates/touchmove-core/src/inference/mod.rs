@@ -1752,7 +1752,10 @@ impl Inference {
         if self.in_progress(board) {
             return;
         }
-        if self.moved_on(t, board) || self.taken_back(t, board) {
+        if self.moved_on(t, board)
+            || self.moved_on_under_lifts(t, board)
+            || self.taken_back(t, board)
+        {
             return;
         }
         // Without a jump, a move the sensors missed (a capture whose
