@@ -1778,6 +1778,15 @@ fn a_late_press_for_a_reply_read_at_the_opponents_press_completes_it_while_his_c
 
 /// A synthesized trace's readings, from now: milliseconds, then `-` a
 /// square emptied, `+` one filled, or a side's press; then a second.
+/// What the session reads of `readings` ([`play_readings`]) played from
+/// `fen` under `profile`, a second after the start.
+fn read_readings(fen: &str, profile: &str, readings: &str) -> Outcome {
+    let mut h = Hands::new(Some(fen), profile);
+    h.wait(1000);
+    play_readings(&mut h, readings);
+    h.run()
+}
+
 fn play_readings(h: &mut Hands, readings: &str) {
     let words: Vec<&str> = readings.split_whitespace().collect();
     let mut at = 0;
@@ -1806,18 +1815,16 @@ fn a_captured_piece_brushed_before_the_capturing_piece_left_is_no_capture_of_it(
     // stood); Black lifts e5 and takes the knight off d4 before White's
     // press. The knight could not have reached e5 before it left f3: the
     // press completes Nxd4, not Nxe5 with Black's pawn taken.
-    let mut h = Hands::new(
-        Some("r2qkb1r/ppp2ppp/3pbn2/4p3/2BnP3/2NP1N2/PPP2PPP/R1BQK2R w KQkq - 1 7"),
-        "fide-blitz",
-    );
-    h.wait(1000);
     let readings = "0 -e5 92 +e5 95 -e5 98 +e5 359 -f3 609 -d4 610 +d4 611 -d4 \
         622 +d4 623 -d4 626 +d4 629 -d4 632 +d4 670 -d4 691 +d4 694 -d4 696 +d4 \
         798 -e5 799 +e5 801 -e5 802 +e5 804 -e5 926 -d4 927 +d4 930 -d4 933 +d4 \
         934 -d4 936 white 977 +d4 980 -d4 983 +d4 1010 -d4 1038 +d4 1040 -d4 \
         1043 +d4 1046 -d4 1048 +d4 1346 black";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "r2qkb1r/ppp2ppp/3pbn2/4p3/2BnP3/2NP1N2/PPP2PPP/R1BQK2R w KQkq - 1 7",
+        "fide-blitz",
+        readings,
+    );
     read_exactly(&out, &["f3d4", "e5d4"]);
 }
 
@@ -1827,11 +1834,6 @@ fn a_square_filled_before_the_piece_left_its_own_is_no_move_of_that_piece() {
     // rook off a5 and slides his rook down the a-file over a7. The rook
     // on a5 could not have reached c5 before it left a5: the board (a7
     // filled by the sliding rook, a5 emptied, c5 filled) is no `Rc5`.
-    let mut h = Hands::new(
-        Some("r1b3k1/B5bp/6p1/R2p2N1/1P2p3/2n3P1/5PBP/6K1 w - - 0 30"),
-        "fide-blitz",
-    );
-    h.wait(1000);
     let readings = "0 -a7 1 +a7 3 -a7 6 +a7 7 -a7 147 black 149 +c5 150 -c5 \
         153 +c5 154 -c5 156 +c5 283 -a5 286 +a5 287 -a5 353 +a7 357 -a8 359 +a8 \
         360 -a8 362 +a8 364 -a8 394 -a7 399 white 428 +a6 452 -a6 507 +a5 \
@@ -1839,8 +1841,11 @@ fn a_square_filled_before_the_piece_left_its_own_is_no_move_of_that_piece() {
         685 -b4 688 +b4 690 -b4 789 black 837 -a5 840 +a5 843 -a5 887 +a5 \
         889 -a5 892 +a5 894 -a5 897 +a5 923 -a5 946 +a5 947 -a5 950 +a5 \
         1250 white";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "r1b3k1/B5bp/6p1/R2p2N1/1P2p3/2n3P1/5PBP/6K1 w - - 0 30",
+        "fide-blitz",
+        readings,
+    );
     read_exactly(&out, &["a7c5", "a8a5", "b4a5"]);
 }
 
@@ -1852,18 +1857,16 @@ fn a_capture_next_door_that_rocks_as_it_lands_while_its_square_still_reads_full_
     // holds f4 for 65 ms. Black takes the queen off e5 before White's
     // press. The queen reached e5 as it left f4: the press completes
     // Qxe5, not Qxf6 (a capture nobody saw, f6 never read empty).
-    let mut h = Hands::new(
-        Some("r6r/6k1/3p1pp1/1bpPq3/1p2PQ2/3P4/1P1R2BP/1R5K w - - 1 36"),
-        "fide-blitz",
-    );
-    h.wait(1000);
     let readings = "0 -f4 3 +f4 4 -f4 6 +f4 9 -f4 885 +f4 887 -f4 889 +f4 891 -f4 \
         892 +f4 3293 -e5 3294 +e5 3296 -e5 3298 +e5 3301 -e5 3807 +e5 3810 -e5 \
         3811 +e5 3812 -e5 3815 +e5 3842 -e5 3872 -f4 3872 +e5 3873 +f4 3875 -e5 \
         3876 -f4 3876 +e5 3877 -e5 3879 +e5 4168 -e5 4169 +e5 4170 -e5 4232 white \
         4361 -f6 4364 +f6 4367 -f6 4609 +e5 4612 -e5 4614 +e5 5071 black";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "r6r/6k1/3p1pp1/1bpPq3/1p2PQ2/3P4/1P1R2BP/1R5K w - - 1 36",
+        "fide-blitz",
+        readings,
+    );
     read_exactly(&out, &["f4e5", "f6e5"]);
 }
 
@@ -1875,19 +1878,17 @@ fn a_pawn_rocking_as_it_captures_next_door_is_no_touch_of_the_piece_it_took() {
     // White's queen, sliding from a4 to c6, closes b5 13 ms before
     // Black's press. The pawn reached c6 as it left b7: the press
     // completes bxc6, not b5 with the knight touched and put back (4.3b).
-    let mut h = Hands::new(
-        Some("r1bqk2r/ppp2ppp/2Nbpn2/8/Q1BP4/2N5/PP3PPP/R1B2RK1 b kq - 0 10"),
-        "fide-blitz",
-    );
-    h.wait(1000);
     let readings = "0 -b7 3 +b7 4 -b7 6 +b7 8 -b7 920 +b7 923 -b7 926 +b7 928 -b7 \
         930 +b7 1820 -c6 1823 +c6 1824 -c6 1826 +c6 1828 -c6 2040 +c6 2043 -c6 \
         2046 +c6 2047 -c6 2048 +c6 2069 -c6 2104 +c6 2104 -b7 2105 -c6 2106 +b7 \
         2107 +c6 2109 -b7 2110 -c6 2113 +c6 2339 +b5 2352 black 2353 -a4 2354 +a4 \
         2356 -a4 2391 -b5 2504 -c6 2506 +c6 2508 -c6 2524 +c6 2525 -c6 2527 +c6 \
         2529 -c6 2531 +c6 2858 white";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "r1bqk2r/ppp2ppp/2Nbpn2/8/Q1BP4/2N5/PP3PPP/R1B2RK1 b kq - 0 10",
+        "fide-blitz",
+        readings,
+    );
     read_exactly(&out, &["b7c6", "a4c6"]);
 }
 
@@ -1899,14 +1900,12 @@ fn a_swap_while_a_piece_is_held_over_a_second_waits_for_where_it_stands() {
     // the air 1.2 s more, is set down on g7. `...Bxb2` was recorded a
     // second after the swap, then the board stood displaced for the rest
     // of the game. A hand holds its piece a second or two.
-    let mut h = Hands::new(
-        Some("4r1k1/1p1brp1p/p1n2bp1/2Pp4/8/PN1BPNqP/KPPQ2P1/4RR2 b - - 1 20"),
-        "fide-standard",
-    );
-    h.wait(1000);
     let readings = "0 -f6 250 -b2 260 +b2 1460 +g7 2590 black 4000 -c2 4500 +c4 5000 white";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "4r1k1/1p1brp1p/p1n2bp1/2Pp4/8/PN1BPNqP/KPPQ2P1/4RR2 b - - 1 20",
+        "fide-standard",
+        readings,
+    );
     read_exactly(&out, &["f6g7", "c2c4"]);
 }
 
@@ -1917,17 +1916,15 @@ fn the_next_movers_slide_over_a_square_just_left_is_no_piece_put_back_there() {
     // from e2 along the rank to b2, over d2 (closed 23 ms, e2 still held
     // for 6 ms) and c2. That is no bishop put back on d2 with `Qc1`
     // played and a touch-move breach (4.3a).
-    let mut h = Hands::new(
-        Some("6k1/3b1ppp/p2b4/1p1P4/1P2n3/4NN2/1Q1BqPPP/6K1 w - - 6 33"),
-        "fide-blitz",
-    );
-    h.wait(1000);
     let readings = "0 -d2 3 +d2 5 -d2 282 +c1 284 -c1 286 +c1 382 -b2 385 +b2 388 -b2 \
         391 +b2 393 -b2 445 +d2 451 -e2 453 +e2 455 -e2 457 +e2 460 -e2 468 -d2 \
         482 +c2 510 -c2 536 +b2 538 -b2 540 +b2 569 -b2 600 +b2 601 -b2 604 +b2 \
         606 -b2 606 white 608 +b2 810 black";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "6k1/3b1ppp/p2b4/1p1P4/1P2n3/4NN2/1Q1BqPPP/6K1 w - - 6 33",
+        "fide-blitz",
+        readings,
+    );
     read_exactly(&out, &["d2c1", "e2b2"]);
 }
 
@@ -1938,16 +1935,14 @@ fn the_next_movers_slide_rocking_on_its_first_square_at_the_press_is_his_hand_at
     // rocking as it lands while its magnet still holds e2 for 51 ms. At
     // the press e3 reads full, and rocking: the press completes Rxb2, not
     // `Re3` with the pawn touched and put back (4.3).
-    let mut h = Hands::new(
-        Some("8/5kp1/7p/4R3/3Pp3/1r6/1P2K3/8 b - - 2 41"),
-        "fide-blitz",
-    );
-    h.wait(1000);
     let readings = "53 -b2 56 +b2 59 -b2 60 +b2 62 -b2 102 -b3 104 +b3 105 -b3 107 +b3 \
         108 -b3 222 +b2 224 -b2 227 +b2 230 -b2 233 +b2 519 +e3 562 -e3 566 black \
         570 -e2 570 +e3 571 -e3 572 +e3 910 white";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "8/5kp1/7p/4R3/3Pp3/1r6/1P2K3/8 b - - 2 41",
+        "fide-blitz",
+        readings,
+    );
     read_exactly(&out, &["b3b2", "e2e3"]);
 }
 
@@ -1991,15 +1986,13 @@ fn a_slide_passing_over_a_square_sets_no_piece_there_for_a_longer_line() {
     // `Kb7 Qd3 Kxc6 Qa6+` (and others) reach one position: the queen
     // passing over d3 for 30 ms set no piece down there, and the fewer
     // plies are recorded, not four plies nobody saw.
-    let mut h = Hands::new(
-        Some("r6r/p1k3p1/2R2n2/3p3p/3Pp3/6P1/1P2Q2P/R6K b - - 0 30"),
-        "fide-blitz",
-    );
-    h.wait(1000);
     let readings = "0 -c7 400 -e2 400 +d3 430 -d3 460 +c4 480 -c4 510 +b5 530 -b5 \
         570 +a6 628 black 680 -c6 840 +d7 956 white 1106 black";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "r6r/p1k3p1/2R2n2/3p3p/3Pp3/6P1/1P2Q2P/R6K b - - 0 30",
+        "fide-blitz",
+        readings,
+    );
     read_exactly(&out, &["c7c6", "e2a6", "c6d7"]);
 }
 
@@ -2031,11 +2024,6 @@ fn a_name_half_a_second_after_a_rocking_new_piece_first_stood_is_the_next_movers
     // stood); Black lifts his pawn on e2, White presses, and a bishop is
     // named 510 ms after the queen first stood, 444 ms after it last
     // rocked: Black's name for his own promotion (3.7e), not White's.
-    let mut h = Hands::new(
-        Some("4kbnr/r3p1P1/2n1bp2/1P5p/QP4PP/5N1B/P3pK2/R1B3R1 w k - 0 22"),
-        "fide-blitz",
-    );
-    h.wait(1000);
     let readings = "0 -h8 2 +h8 5 -h8 6 +h8 7 -h8 31 -g7 32 +g7 34 -g7 263 +h8 266 -h8 \
         269 +h8 271 -h8 273 +h8 313 -h8 339 +h8 342 -h8 343 +h8 345 -h8 348 +h8 \
         981 -h8 983 +h8 985 -h8 1521 +h8 1523 -h8 1524 +h8 1566 -h8 1580 +h8 \
@@ -2045,8 +2033,11 @@ fn a_name_half_a_second_after_a_rocking_new_piece_first_stood_is_the_next_movers
         2453 -f3 2477 black 2516 +f1 2545 -f1 2570 -e1 2571 +e1 2573 -e1 2597 +e1 \
         2629 -e1 2648 +e1 2650 -e1 2651 +e1 2654 -e1 2655 +e1 2873 -f8 2926 +g7 \
         2952 -g7 2998 white 3005 +h6 3006 -h6 3008 +h6 3011 -h6 3014 +h6 3207 black";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "4kbnr/r3p1P1/2n1bp2/1P5p/QP4PP/5N1B/P3pK2/R1B3R1 w k - 0 22",
+        "fide-blitz",
+        readings,
+    );
     read_exactly(&out, &["g7h8q", "e2e1b", "f3e1", "f8h6"]);
 }
 
@@ -2245,15 +2236,13 @@ fn casual_castling_rook_first_pressed_as_the_king_lands_is_castling() {
     // has settled; Black lifts his bishop 100 ms after the press. The
     // press completes the castling the hand corrected the rook's move
     // into, not `Rf1` with the king left displaced.
-    let mut h = Hands::new(
-        Some("r4b1r/pppk3p/2nq1p2/1B1pp2Q/8/7P/PPPP1PP1/R1B1K2R w KQ - 2 12"),
-        "casual",
-    );
-    h.wait(1000);
     let readings = "0 -h1 2 +h1 4 -h1 65 +f1 383 -e1 385 +e1 388 -e1 471 +g1 472 -g1 \
         473 +g1 523 white 625 -f8 627 +f8 630 -f8 725 +e7 825 black";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "r4b1r/pppk3p/2nq1p2/1B1pp2Q/8/7P/PPPP1PP1/R1B1K2R w KQ - 2 12",
+        "casual",
+        readings,
+    );
     read_exactly(&out, &["e1g1", "f8e7"]);
     assert_eq!(completed(&out), [1, 2]);
 }
@@ -2267,16 +2256,14 @@ fn a_capture_pushed_off_then_answered_and_played_on_is_read_and_time_ends() {
     // thought at work. The three plies are read once the board rests,
     // and the reading ends: the wait for that hand had renewed its own
     // deadline every 1.5 s, and time never ran out.
-    let mut h = Hands::new(
-        Some("r4rk1/2q2p1p/R2p2p1/1p1Pb3/6Q1/2P5/1P2B1PP/5R1K w - - 2 28"),
-        "casual",
-    );
-    h.wait(1000);
     let readings = "0 -a6 2 +a6 4 -a6 5 +a6 8 -a6 976 -a8 978 +a8 980 -a8 983 +a8 \
         984 -a8 986 +a8 988 -a8 989 +a8 990 -a8 992 +a8 1386 -a8 1513 -f8 1514 +f8 \
         1516 -f8 2092 +a8 2492 -b5 3002 -e2 3005 +e2 3008 -e2 4162 +b5 4164 -b5 4166 +b5";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "r4rk1/2q2p1p/R2p2p1/1p1Pb3/6Q1/2P5/1P2B1PP/5R1K w - - 2 28",
+        "casual",
+        readings,
+    );
     read_exactly(&out, &["a6a8", "f8a8", "e2b5"]);
     assert_eq!(
         out.session.next_board_deadline(),
@@ -2293,17 +2280,15 @@ fn casual_castling_rook_first_under_the_next_movers_lift_is_castling() {
     // knight 150 ms later, before c1 has settled (1.1). The king's move
     // corrected the rook's into castling, released by Black's lift: the
     // press completes O-O-O, and Black's knight move follows.
-    let mut h = Hands::new(
-        Some("rnb1r1k1/ppp2pbp/5np1/4p1B1/2P1P3/2N2N2/PP2BPPP/R3K2R w KQ - 2 10"),
-        "casual",
-    );
-    h.wait(1000);
     let readings = "76 -a1 77 +a1 79 -a1 81 +a1 84 -a1 313 +b1 348 -b1 573 +c1 596 -c1 \
         838 +d1 873 -d1 913 +d1 915 -d1 916 +d1 1470 -e1 1472 +e1 1474 -e1 1475 +e1 \
         1478 -e1 2660 +c1 2661 -c1 2663 +c1 2665 -c1 2668 +c1 2815 -b8 3211 white \
         3745 +a6 4200 black";
-    play_readings(&mut h, readings);
-    let out = h.run();
+    let out = read_readings(
+        "rnb1r1k1/ppp2pbp/5np1/4p1B1/2P1P3/2N2N2/PP2BPPP/R3K2R w KQ - 2 10",
+        "casual",
+        readings,
+    );
     read_exactly(&out, &["e1c1", "b8a6"]);
     assert_eq!(completed(&out), [1, 2]);
 }

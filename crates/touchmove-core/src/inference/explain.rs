@@ -70,19 +70,28 @@ impl Inference {
             let expected = self.game.position().board().occupied();
             self.displaced(t, (board ^ expected).into_iter().collect(), Vec::new());
         } else {
-            if self.game.take_back(1).is_err() {
+            if !self.take_back_to_correct(t) {
                 return false;
             }
-            self.emit(
-                t,
-                EventKind::Takeback {
-                    ply: self.game.ply(),
-                    fen: self.game.fen(),
-                },
-            );
-            self.awaiting_press = None;
             self.make_move(t, correction);
         }
+        true
+    }
+
+    /// Casual play: the last move taken back to be corrected (its
+    /// `takeback` event), no press awaited for it. False when it cannot be.
+    fn take_back_to_correct(&mut self, t: Millis) -> bool {
+        if self.game.take_back(1).is_err() {
+            return false;
+        }
+        self.emit(
+            t,
+            EventKind::Takeback {
+                ply: self.game.ply(),
+                fen: self.game.fen(),
+            },
+        );
+        self.awaiting_press = None;
         true
     }
 
@@ -144,17 +153,9 @@ impl Inference {
         let Some((correction, gone, release)) = found else {
             return false;
         };
-        if self.game.take_back(1).is_err() {
+        if !self.take_back_to_correct(t) {
             return false;
         }
-        self.emit(
-            t,
-            EventKind::Takeback {
-                ply: self.game.ply(),
-                fen: self.game.fen(),
-            },
-        );
-        self.awaiting_press = None;
         self.make_now_under_lifts(
             t,
             two_hands::MadeUnder {
