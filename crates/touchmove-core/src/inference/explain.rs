@@ -114,6 +114,7 @@ impl Inference {
         // (Casual play records no touches: the hands are read from the
         // squares emptied this turn.)
         let removals = &self.turn.removals;
+        let placements = &self.turn.placements;
         let recorded = self.game.position().board().occupied();
         let found = last.before.legal_moves().into_iter().find_map(|m| {
             // The mover's hand lifted the pieces the correction moves and
@@ -141,13 +142,20 @@ impl Inference {
                 .collect();
             let gone: Bitboard = removals
                 .iter()
-                .filter(|(at, s)| *at > release && !board.contains(*s))
+                .filter(|(at, s)| *at > release && recorded.contains(*s) && !board.contains(*s))
+                .map(|(_, s)| *s)
+                .collect();
+            // (His piece may stand on its new square already.)
+            let corrected = occupancy_after(&last.before, &m);
+            let his: Bitboard = placements
+                .iter()
+                .filter(|(at, s)| *at > release && board.contains(*s) && !corrected.contains(*s))
                 .map(|(_, s)| *s)
                 .collect();
             (gone.any()
                 && (lifted & !self.turn.lifts).is_empty()
                 && (before & !lifted).is_empty()
-                && occupancy_after(&last.before, &m) == board | gone)
+                && corrected == (board | gone) & !his)
                 .then_some((m, gone, release))
         });
         let Some((correction, gone, release)) = found else {
@@ -166,6 +174,10 @@ impl Inference {
                 flickered: false,
             },
         );
+        // The next mover's move may be on the board already.
+        if board != self.game.position().board().occupied() {
+            self.make_what_the_hands_did(t, board, false, false, None);
+        }
         true
     }
 

@@ -1852,7 +1852,7 @@ impl Inference {
     /// made (4.6), or a promotion awaiting its piece. False when none.
     /// `swap_until`: when a capture read from a swap may be made, if one
     /// was waiting (see [`SWAP_RELEASE_MS`]).
-    fn make_what_the_hands_did(
+    pub(super) fn make_what_the_hands_did(
         &mut self,
         t: Millis,
         board: Bitboard,
