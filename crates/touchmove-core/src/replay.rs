@@ -194,10 +194,11 @@ pub struct ReplayError {
 }
 
 /// How long time runs on after a trace's last record, at most, for the
-/// board's timers to fire: each concludes within seconds (a settle, a
-/// grace, a promotion's wait), and a timer that renewed itself for ever
-/// must not hold a replay for ever.
-pub const RUN_ON_MS: Millis = 60_000;
+/// board's timers to fire: ten minutes, far beyond any chain of them
+/// (each window is at most a minute: `--settle-ms` and the others take
+/// 0..=60000), so that a timer that renewed itself for ever cannot hold
+/// a replay for ever.
+pub const RUN_ON_MS: Millis = 600_000;
 
 /// Runs every record of `trace` through `session` in virtual time; after
 /// the last record, time runs on until the board's timers have fired. An
