@@ -1939,6 +1939,30 @@ mod found {
         ];
         check(Profile::FideStandard, true, &actions, &[41, 130, 129]).unwrap();
     }
+
+    #[test]
+    fn a_lift_just_before_a_resync_stays_with_the_hands_after_it() {
+        // Garbage, then the board set back: Black lifts his b6 pawn
+        // 150 ms before the record resynchronises (`b3` inferred). The
+        // lift belongs to the turn that follows: `...b5` and `c3` are read.
+        let actions = [
+            Toggle(0),
+            Bounce(48),
+            Legal(196),
+            Legal(241),
+            Legal(5),
+            Legal(132),
+            Legal(151),
+            Garbage(194),
+            Legal(186),
+            Toggle(33),
+            Legal(4),
+            Legal(86),
+            Toggle(0),
+            Toggle(13),
+        ];
+        check(Profile::Casual, false, &actions, &[0]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -253,7 +253,13 @@ impl Inference {
         // explained before it jumped (a piece knocked over, garbage read):
         // what the hands did there belongs to no line.
         if !matches!(self.alert, Alert::None) {
-            self.turn = TurnHands::default();
+            let old = std::mem::take(&mut self.turn);
+            // But a piece lifted after the board's last piece was set down
+            // and still in the hand: a move begun on the board the lines
+            // explain (the next mover's, 1.1), kept for them.
+            if let Some(set) = self.last_placed {
+                self.carry_over_on(&old, old.lifts & !self.board, set);
+            }
         }
         self.settle_lines(
             t,

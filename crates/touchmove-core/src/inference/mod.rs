@@ -817,6 +817,8 @@ pub struct Inference {
     white: Option<Bitboard>,
     stable: Bitboard,
     last_change: Option<Millis>,
+    /// When a piece was last set down on the board, by any hand.
+    last_placed: Option<Millis>,
     lifted_since_stable: Bitboard,
     /// The squares that changed together in one scan (the board jumped)
     /// since the last settle; empty when it did not jump.
@@ -925,6 +927,7 @@ impl Inference {
             white: None,
             stable: Bitboard::EMPTY,
             last_change: None,
+            last_placed: None,
             lifted_since_stable: Bitboard::EMPTY,
             jumped: Bitboard::EMPTY,
             jump_in_hand: false,
@@ -1387,6 +1390,7 @@ impl Inference {
             }
             SquareChange::Placed(colour) => {
                 self.board.add(sq);
+                self.last_placed = Some(c.t);
                 // (Or back within the nudge time on a square a press
                 // settled with its piece lifted, the move before made
                 // under the next mover's hand: his brush, 1.1, is no touch
