@@ -51,29 +51,115 @@ fn both_pieces_lifted_together_castles_long() {
     assert!(support::alerts(&out.events).is_empty());
 }
 
+/// When the move event of `uci` came.
+fn move_time(events: &[touchmove_core::events::Event], want: &str) -> Option<u64> {
+    events.iter().find_map(|e| match &e.kind {
+        EventKind::Move { uci, .. } if uci == want => Some(e.t_ms),
+        _ => None,
+    })
+}
+
+fn displaced_squares(events: &[touchmove_core::events::Event]) -> Vec<Vec<String>> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Displaced { squares, .. } => {
+                Some(squares.iter().map(|s| s.to_string()).collect())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
-fn rook_first_in_fide_the_rook_move_stands_and_the_king_is_out_of_turn() {
+fn rook_first_in_fide_then_the_king_is_castling_with_the_4_4b_breach() {
+    // The rook set down on f1, the king lifted 1.4 s later and set down on
+    // g1: the hands castled rook first. The record shows the castling the
+    // board shows (no move recorded, then contradicted) and the arbiter
+    // hears of the breach of 4.4b, on the rook's square.
+    for clock in [true, false] {
+        let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
+        h.wait(1000).carry("h1", "f1").wait(800).carry("e1", "g1");
+        if clock {
+            h.clock(White);
+        } else {
+            h.wait(1000);
+        }
+        let out = h.run();
+        assert_eq!(played_uci(&out.session), ["e1g1"], "clock {clock}");
+        assert_eq!(
+            touch_moves(&out.events),
+            [("4.4b".to_owned(), "h1".to_owned())],
+            "clock {clock}"
+        );
+        assert!(
+            displaced_squares(&out.events).is_empty(),
+            "{:?}",
+            kinds(&out.events)
+        );
+    }
+}
+
+#[test]
+fn rook_first_in_fide_the_rook_move_stands_once_made_and_the_king_is_out_of_turn() {
+    // The king lifted long after the rook was set down (the rook's move
+    // made, 4.6): that move stands (4.4b sends the player to 4.3a) and
+    // the king's is no move of the record.
+    for clock in [true, false] {
+        let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
+        h.wait(1000).carry("h1", "f1").wait(2500).carry("e1", "g1");
+        if clock {
+            h.clock(White);
+        } else {
+            h.wait(1000);
+        }
+        let out = h.run();
+        assert_eq!(
+            played_uci(&out.session),
+            ["h1f1"],
+            "4.4b: the rook was touched first"
+        );
+        assert_eq!(
+            touch_moves(&out.events),
+            [("4.4b".to_owned(), "h1".to_owned())]
+        );
+        assert!(displaced_squares(&out.events).contains(&vec!["e1".to_owned(), "g1".to_owned()]));
+    }
+}
+
+#[test]
+fn a_rook_move_to_the_square_its_king_crosses_is_made_at_the_press_or_the_next_touch() {
+    // Rf1 with O-O still legal waits a moment for a king (rook-first
+    // castling); the press (6.7) makes it at once, and so does the next
+    // mover's touch (1.1): the move of the press-less hand stands.
     let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
-    h.wait(1000)
-        .carry("h1", "f1")
-        .wait(800)
-        .carry("e1", "g1")
-        .clock(White);
+    h.wait(1000).lift_then("h1", 400).place_then("f1", 300);
+    let pressed_at = h.t;
+    h.clock(White).carry("a7", "a6").clock(Black);
     let out = h.run();
-    assert_eq!(
-        played_uci(&out.session),
-        ["h1f1"],
-        "4.4b: the rook was touched first"
-    );
-    assert_eq!(
-        touch_moves(&out.events),
-        [("4.4b".to_owned(), "h1".to_owned())]
+    assert_eq!(played_uci(&out.session), ["h1f1", "a7a6"]);
+    assert_eq!(move_time(&out.events, "h1f1"), Some(pressed_at));
+    assert!(support::alerts(&out.events).is_empty());
+
+    let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
+    h.wait(1000).lift_then("h1", 400).place_then("f1", 400);
+    let touched_at = h.t;
+    h.lift_then("a7", 300)
+        .place_then("a6", 200)
+        .clock_then(White, 300)
+        .clock(Black);
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["h1f1", "a7a6"]);
+    // (At the lift as the debounce reads it, long before the wait ends.)
+    let made = move_time(&out.events, "h1f1").unwrap();
+    assert!(
+        (touched_at..touched_at + 50).contains(&made),
+        "made at {made}, touched at {touched_at}"
     );
     assert!(
-        out.events
-            .iter()
-            .any(|e| matches!(&e.kind, EventKind::Displaced { squares, .. }
-        if squares.iter().map(|s| s.to_string()).collect::<Vec<_>>() == ["e1", "g1"]))
+        support::alerts(&out.events).is_empty(),
+        "{:?}",
+        kinds(&out.events)
     );
 }
 
@@ -129,22 +215,6 @@ fn rook_first_castling_whose_rook_move_mates_is_still_castling_in_casual_play() 
     assert_eq!(played_uci(&out.session), ["e1c1"]);
     assert!(out.session.game().is_over(), "{:?}", kinds(&out.events));
     assert!(kinds(&out.events).contains(&"takeback"));
-}
-
-#[test]
-fn rook_first_in_fide_without_a_clock_the_rook_move_stands() {
-    let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
-    h.wait(1000)
-        .carry("h1", "f1")
-        .wait(800)
-        .carry("e1", "g1")
-        .wait(1000);
-    let out = h.run();
-    assert_eq!(played_uci(&out.session), ["h1f1"]);
-    assert_eq!(
-        touch_moves(&out.events),
-        [("4.4b".to_owned(), "h1".to_owned())]
-    );
 }
 
 #[test]

@@ -101,6 +101,15 @@ const SWAP_RELEASE_MS: Millis = 2000;
 /// too: there a swap is taken as the capture it usually is.
 const SWAP_GAP_MS: Millis = 20;
 
+/// FIDE profiles: how long a rook set down on the square its king crosses
+/// when castling (the castling still legal) waits for the king before its
+/// own move is made. A hand castling rook first (a breach of 4.4b) lifts
+/// the king within a moment of releasing the rook; the press (6.7) or the
+/// next mover's touch (1.1) makes the rook's move at once. Waiting keeps
+/// a move from being recorded that the same hand's next lift contradicts
+/// (a move once emitted is never retracted).
+const CASTLING_ROOK_WAIT_MS: Millis = 1500;
+
 /// How long a sliding piece may read on the square it reaches before its
 /// own square reads empty: a magnet between two squares closes both
 /// switches for a moment (tens of milliseconds; the contacts' bounce adds
@@ -860,8 +869,12 @@ pub struct Inference {
     /// moment; the record may explain the board instead; never stuck).
     lines_waiting_until: Option<Millis>,
     /// A capture read only from a swap on its captured square waits until
-    /// then to be made (see [`SWAP_RELEASE_MS`]).
+    /// then to be made (see [`SWAP_RELEASE_MS`]); so does a castling rook's
+    /// move ([`CASTLING_ROOK_WAIT_MS`]).
     swap_until: Option<Millis>,
+    /// The next mover's touch is releasing the move on the board (1.1):
+    /// a castling rook's move waits no longer.
+    released_by_touch: bool,
     awaiting_press: Option<usize>,
     /// A move made whose mover had not pressed when the reply was made
     /// (two hands): his press still completes it (6.7).
@@ -942,6 +955,7 @@ impl Inference {
             missing_since: None,
             lines_waiting_until: None,
             swap_until: None,
+            released_by_touch: false,
             awaiting_press: None,
             unpressed: None,
             missed_press: None,
@@ -1898,12 +1912,55 @@ impl Inference {
                 return true;
             }
         }
+        // FIDE: a rook set down where its king would cross, the castling
+        // still legal, may be the first half of castling made rook first
+        // (4.4b): the king's lift would contradict its move. It waits (see
+        // [`CASTLING_ROOK_WAIT_MS`]) unless the press or the next mover's
+        // touch releases it.
+        if self.profile.is_fide()
+            && !self.pressing
+            && !self.released_by_touch
+            && !jump
+            && let Some(set) = self.castling_rook_set_at(&m, t)
+        {
+            let until = swap_until.unwrap_or_else(|| set.saturating_add(CASTLING_ROOK_WAIT_MS));
+            if t < until {
+                self.swap_until = Some(until);
+                return true;
+            }
+        }
         if m.is_promotion() {
             self.promotion_on_board(t, &m);
         } else {
             self.make_move(t, m);
         }
         true
+    }
+
+    /// When the rook of `m` was set down, if `m` moves a rook to the square
+    /// its king crosses in a castling legal now (the rook's half of it).
+    fn castling_rook_set_at(&self, m: &Move, t: Millis) -> Option<Millis> {
+        let &Move::Normal {
+            role: Role::Rook,
+            from,
+            to,
+            capture: None,
+            ..
+        } = m
+        else {
+            return None;
+        };
+        let pos = self.game.position();
+        let side = pos.turn();
+        pos.legal_moves().iter().find_map(|c| match *c {
+            Move::Castle { king, rook }
+                if rook == from
+                    && shakmaty::CastlingSide::from_king_side(king < rook).rook_to(side) == to =>
+            {
+                Some(self.turn.placed_at[to as usize].unwrap_or(t))
+            }
+            _ => None,
+        })
     }
 
     /// The pieces on the board stand: `piece_placed` for each square

@@ -271,7 +271,9 @@ impl Inference {
         {
             let (old, before) = (self.turn.clone(), pos.clone());
             let plies = self.game.moves().len();
+            self.released_by_touch = true;
             self.evaluate(t);
+            self.released_by_touch = false;
             // What the next mover's hand did after the move's pieces first
             // stood (a piece of the mover's taken off to capture it, his
             // own piece slid on) is his turn's, not lost with the mover's.
