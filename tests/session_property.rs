@@ -277,7 +277,12 @@ fn check(
         run.events
             .iter()
             .rev()
-            .take(14)
+            .take(
+                std::env::var("TM_EVENTS")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(14)
+            )
             .map(|e| e.to_json())
             .collect::<Vec<_>>()
     );
@@ -1962,6 +1967,41 @@ mod found {
             Toggle(13),
         ];
         check(Profile::Casual, false, &actions, &[0]).unwrap();
+    }
+
+    #[test]
+    fn a_lone_line_of_unseen_plies_is_not_recorded_for_a_board_the_record_explains() {
+        // Garbage cleared in one scan leaves two lines of plies nobody saw
+        // (`...Nxg4`, or `...f5 gxf5 Ng4 f6`); the knight lifted before it
+        // is set down on f7. The board drops the first line and the second
+        // only waits for a hand: `...Nf7` from the record explains it.
+        let actions = [
+            Toggle(19),
+            Legal(48),
+            Legal(97),
+            Legal(205),
+            Toggle(16),
+            Toggle(0),
+            Legal(8),
+            Legal(155),
+            Legal(164),
+            Legal(195),
+            Toggle(0),
+            Clock(false),
+            Bounce(54),
+            Legal(146),
+            Legal(189),
+            Legal(29),
+            Legal(125),
+            Toggle(0),
+            Legal(240),
+            Toggle(9),
+            Wait(299),
+            Legal(101),
+            Legal(0),
+            Legal(15),
+        ];
+        check(Profile::Casual, false, &actions, &[133]).unwrap();
     }
 }
 

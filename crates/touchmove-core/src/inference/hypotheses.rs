@@ -379,6 +379,7 @@ impl Inference {
         let mut waiting: Vec<usize> = Vec::new();
         // Lines whose last ply ended the game.
         let mut ended: Vec<Line> = Vec::new();
+        let judged = pending.lines.len();
         for line in pending.lines {
             // A hand holding a piece when the sensors were read again sets
             // it down within moments, not after a think.
@@ -617,6 +618,53 @@ impl Inference {
                 }
                 next.push(line.then_missed(&more, t));
             }
+        }
+        if read == JumpRead::No
+            && extended == 0
+            && next.len() < judged
+            && !next.is_empty()
+            && waiting.len() == next.len()
+            && next.iter().all(|l| !l.seen_last)
+        {
+            // Never stuck: the board contradicted lines at this settle and
+            // those left, plies nobody saw made, only wait for a hand at
+            // work. The record itself
+            // may explain the board by what the hands did (the lines may
+            // have come of garbage read): those plies stand beside them,
+            // and the next moves tell, rather than the lone line waiting
+            // being recorded for a board it does not show.
+            // (A piece gone from its square since is off it: the hands, or
+            // the garbage read before, moved it.)
+            // Not the position a line left reaches in one more ply (its
+            // plies in another order): that line reads the hand at work.
+            let gone = self.game.position().board().occupied() & !board;
+            let reached: Vec<Chess> = next
+                .iter()
+                .flat_map(|l| {
+                    let pos = play_line(&base, &l.plies);
+                    pos.legal_moves()
+                        .into_iter()
+                        .filter(|m| occupancy_after(&pos, m) == board)
+                        .map(|m| {
+                            let mut after = pos.clone();
+                            after.play_unchecked(m);
+                            after
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            // (The hands seen making its plies, in their order.)
+            let fresh = self
+                .seen_from_the_record(board, pending.opened_board & !gone, &next)
+                .into_iter()
+                .filter(|plies| {
+                    let pos = play_line(&base, plies);
+                    self.turn.lifted_in_order(plies)
+                        && !reached
+                            .iter()
+                            .any(|r| r.board() == pos.board() && r.turn() == pos.turn())
+                });
+            next.extend(fresh.map(|plies| Line::missed(plies, t)));
         }
         if extended > 0 {
             // Under some line the hands were seen making a move, every
