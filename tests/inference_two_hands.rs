@@ -2292,3 +2292,22 @@ fn casual_castling_rook_first_under_the_next_movers_lift_is_castling() {
     read_exactly(&out, &["e1c1", "b8a6"]);
     assert_eq!(completed(&out), [1, 2]);
 }
+
+#[test]
+fn a_glitch_under_a_piece_in_the_air_is_no_capture_on_a_board_read_every_20_ms() {
+    // 3. Bh4 on a board read every 20 ms (every reading a multiple of it):
+    // while the bishop is in the air, the f6 knight's square reads empty
+    // for one reading (interference). That looks like `Bxf6` made in one
+    // scan (a swap); it waits for the bishop to land, as at 10 ms.
+    let out = read_readings(
+        "rnbqkb1r/pppp1ppp/4pn2/6B1/3P4/8/PPP1PPPP/RN1QKBNR w KQkq - 0 3",
+        "fide-standard",
+        "0 -g5 100 -f6 120 +f6 300 +h4 500 white",
+    );
+    assert_eq!(played_uci(&out.session), ["g5h4"]);
+    assert!(
+        support::alerts(&out.events).is_empty(),
+        "{:?}",
+        kinds(&out.events)
+    );
+}

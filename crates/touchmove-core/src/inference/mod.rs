@@ -97,8 +97,10 @@ const SWAP_RELEASE_MS: Millis = 2000;
 
 /// The longest the captured square may read empty for a capture to count
 /// as a swap (see [`SWAP_RELEASE_MS`]): two scans of a board read every
-/// 10 ms. On a board read more slowly a hand's capture may read as a swap
-/// too: there a swap is taken as the capture it usually is.
+/// 10 ms, one of a board read every 20 ms (where a one-reading glitch
+/// looks the same as a swap, and waits as one). On a board read more
+/// slowly a hand's capture may read as a swap too: there a swap is taken
+/// as the capture it usually is.
 const SWAP_GAP_MS: Millis = 20;
 
 /// FIDE profiles: how long a rook set down on the square its king crosses
@@ -364,7 +366,7 @@ impl TurnHands {
     /// read empty for at most [`SWAP_GAP_MS`] and full again (or its
     /// contacts bouncing, with no settled change). `None` for other moves,
     /// for captured pieces seen taken off, and on a board read less often
-    /// than every `SWAP_GAP_MS / 2`.
+    /// than every `SWAP_GAP_MS`.
     fn swapped_at(&self, m: &Move, scan_period: Millis) -> Option<Millis> {
         let Move::Normal {
             from,
@@ -375,7 +377,7 @@ impl TurnHands {
         else {
             return None;
         };
-        if scan_period.saturating_mul(2) > SWAP_GAP_MS {
+        if scan_period > SWAP_GAP_MS {
             return None;
         }
         let lifted = self.first_contact(from, self.first_lift(from)?);
