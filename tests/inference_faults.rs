@@ -975,3 +975,53 @@ fn a_hand_a_few_ms_after_a_jump_works_on_the_board_the_jump_left() {
         random_game_with_two_jumps_is_read(&HandStyle::by_name("bullet").unwrap(), game, 0);
     }
 }
+
+#[test]
+fn castling_rook_first_is_castling_with_the_4_4b_breach_at_any_pace() {
+    // The king comes 20 ms to most of a second after the rook is set down
+    // (the styles' pauses between a move's two pieces), with a clock and
+    // without: the record holds the castling, the arbiter hears of 4.4b
+    // on the rook's square, and nothing else.
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (name, clock) in [
+        ("random", true),
+        ("random", false),
+        ("blitz-hands", true),
+        ("nudges", true),
+        ("bullet", true),
+    ] {
+        let mut style = HandStyle::by_name(name).unwrap();
+        if !clock {
+            style = style.without_clock();
+        }
+        for seed in 0..40u64 {
+            let (start, moves) = synth::random_game(seed, 60);
+            let Some(at) = moves.iter().position(|m| m.is_castle()) else {
+                continue;
+            };
+            let Ok(s) =
+                faults::inject(&start, &moves, &style, seed, &[(at, Fault::RookBeforeKing)])
+            else {
+                continue;
+            };
+            checked += 1;
+            let out = support::run(&s, None);
+            let got = without_completed_warnings(ours(&out.events));
+            let want = expected(&s.expected);
+            let played = support::played_uci(&out.session);
+            if got != want || played != support::source_uci(&start, &moves) {
+                failures.push(format!(
+                    "{name} (clock {clock}) seed {seed}: alerts {got:?}, expected {want:?}"
+                ));
+            }
+        }
+    }
+    assert!(checked >= 50, "{checked}");
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} failed:\n{}",
+        failures.len(),
+        failures[..failures.len().min(4)].join("\n")
+    );
+}
