@@ -71,6 +71,19 @@ fn displaced_squares(events: &[touchmove_core::events::Event]) -> Vec<Vec<String
         .collect()
 }
 
+/// FIDE: White's rook carried h1-f1, `pause` ms, then the king carried
+/// e1-g1 (each carry 1 s), then the press or, with no clock, a second.
+fn castle_rook_first(pause: u64, clock: bool) -> support::Outcome {
+    let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
+    h.wait(1000).carry("h1", "f1").wait(pause).carry("e1", "g1");
+    if clock {
+        h.clock(White);
+    } else {
+        h.wait(1000);
+    }
+    h.run()
+}
+
 #[test]
 fn rook_first_in_fide_then_the_king_is_castling_with_the_4_4b_breach() {
     // The rook set down on f1, the king lifted 1.4 s later and set down on
@@ -78,14 +91,7 @@ fn rook_first_in_fide_then_the_king_is_castling_with_the_4_4b_breach() {
     // board shows (no move recorded, then contradicted) and the arbiter
     // hears of the breach of 4.4b, on the rook's square.
     for clock in [true, false] {
-        let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
-        h.wait(1000).carry("h1", "f1").wait(800).carry("e1", "g1");
-        if clock {
-            h.clock(White);
-        } else {
-            h.wait(1000);
-        }
-        let out = h.run();
+        let out = castle_rook_first(800, clock);
         assert_eq!(played_uci(&out.session), ["e1g1"], "clock {clock}");
         assert_eq!(
             touch_moves(&out.events),
@@ -106,14 +112,7 @@ fn rook_first_in_fide_the_rook_move_stands_once_made_and_the_king_is_out_of_turn
     // made, 4.6): that move stands (4.4b sends the player to 4.3a) and
     // the king's is no move of the record.
     for clock in [true, false] {
-        let mut h = Hands::new(Some(CASTLE_READY), "fide-standard");
-        h.wait(1000).carry("h1", "f1").wait(2500).carry("e1", "g1");
-        if clock {
-            h.clock(White);
-        } else {
-            h.wait(1000);
-        }
-        let out = h.run();
+        let out = castle_rook_first(2500, clock);
         assert_eq!(
             played_uci(&out.session),
             ["h1f1"],
