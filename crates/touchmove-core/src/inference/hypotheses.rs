@@ -628,43 +628,13 @@ impl Inference {
         {
             // Never stuck: the board contradicted lines at this settle and
             // those left, plies nobody saw made, only wait for a hand at
-            // work. The record itself
-            // may explain the board by what the hands did (the lines may
-            // have come of garbage read): those plies stand beside them,
-            // and the next moves tell, rather than the lone line waiting
-            // being recorded for a board it does not show.
-            // (A piece gone from its square since is off it: the hands, or
-            // the garbage read before, moved it.)
-            // Not the position a line left reaches in one more ply (its
-            // plies in another order): that line reads the hand at work.
-            let gone = self.game.position().board().occupied() & !board;
-            let reached: Vec<Chess> = next
-                .iter()
-                .flat_map(|l| {
-                    let pos = play_line(&base, &l.plies);
-                    pos.legal_moves()
-                        .into_iter()
-                        .filter(|m| occupancy_after(&pos, m) == board)
-                        .map(|m| {
-                            let mut after = pos.clone();
-                            after.play_unchecked(m);
-                            after
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            // (The hands seen making its plies, in their order.)
-            let fresh = self
-                .seen_from_the_record(board, pending.opened_board & !gone, &next)
-                .into_iter()
-                .filter(|plies| {
-                    let pos = play_line(&base, plies);
-                    self.turn.lifted_in_order(plies)
-                        && !reached
-                            .iter()
-                            .any(|r| r.board() == pos.board() && r.turn() == pos.turn())
-                });
-            next.extend(fresh.map(|plies| Line::missed(plies, t)));
+            // work. The record itself may explain the board by what the
+            // hands did (the lines may have come of garbage read): those
+            // plies stand beside them and the next moves tell, rather than
+            // the lone line waiting being recorded for a board it does not
+            // show.
+            let fresh = self.made_from_the_record_beside(&base, board, pending.opened_board, &next);
+            next.extend(fresh.into_iter().map(|plies| Line::missed(plies, t)));
         }
         if extended > 0 {
             // Under some line the hands were seen making a move, every
@@ -901,6 +871,47 @@ impl Inference {
                 && !open.iter().any(|l| &l.plies == plies)
         })
         .collect()
+    }
+
+    /// Lines of plies from the record (`base`) that explain `board`, the
+    /// hands seen making them in their order (a piece gone from its square
+    /// since the lines were opened on `opened_board` counts as lifted: the
+    /// hands, or garbage read before, moved it), beside the `open` lines
+    /// that only wait for a hand: not the position an open line reaches in
+    /// one more ply (its plies in another order; that line reads the hand).
+    fn made_from_the_record_beside(
+        &self,
+        base: &Chess,
+        board: Bitboard,
+        opened_board: Bitboard,
+        open: &[Line],
+    ) -> Vec<Vec<Move>> {
+        let gone = base.board().occupied() & !board;
+        let reached: Vec<Chess> = open
+            .iter()
+            .flat_map(|l| {
+                let pos = play_line(base, &l.plies);
+                pos.legal_moves()
+                    .into_iter()
+                    .filter(|m| occupancy_after(&pos, m) == board)
+                    .map(|m| {
+                        let mut after = pos.clone();
+                        after.play_unchecked(m);
+                        after
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        self.seen_from_the_record(board, opened_board & !gone, open)
+            .into_iter()
+            .filter(|plies| {
+                let pos = play_line(base, plies);
+                self.turn.lifted_in_order(plies)
+                    && !reached
+                        .iter()
+                        .any(|r| r.board() == pos.board() && r.turn() == pos.turn())
+            })
+            .collect()
     }
 
     /// The press of `side` while lines are open (6.7): his hand is on the
