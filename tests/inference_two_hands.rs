@@ -2311,3 +2311,24 @@ fn a_glitch_under_a_piece_in_the_air_is_no_capture_on_a_board_read_every_20_ms()
         kinds(&out.events)
     );
 }
+
+#[test]
+fn a_capture_is_no_explanation_of_a_piece_set_down_before_the_capturing_piece_left() {
+    // Black's illegal a4-a7, completed (7.5) and reinstated: the pawn set
+    // back on a4 and at once moved on to a3, then White lifts his c3 rook
+    // (Rxc2 to come) before Black's press (a bullet game's readings, the
+    // contacts bouncing). The board at the press (a3
+    // full, c3 empty) looks like `...a3 Rxa3`, but a3 was set down before
+    // the rook left c3 and never touched since: the rook is in the air.
+    let out = read_readings(
+        "1r6/4kp1p/8/4P3/p4P2/2R5/1pn3PP/5RK1 b - - 1 29",
+        "fide-standard",
+        "256 -a4 257 +a4 260 -a4 507 +a7 509 -a7 511 +a7 624 black \
+         6107 -a7 6109 +a7 6111 -a7 6113 +a7 6114 -a7 6222 +a4 6223 -a4 \
+         6225 +a4 6227 -a4 6228 +a4 6229 -a4 6487 +a3 6489 -a3 6490 +a3 \
+         6493 -a3 6495 +a3 6652 -c3 6653 +c3 6654 -c3 6655 +c3 6656 -c3 \
+         6781 black 6811 -c2 6814 +c2 6817 -c2 6855 +c2 6857 -c2 6858 +c2 \
+         7130 white",
+    );
+    assert_eq!(played_uci(&out.session), ["a4a3", "c3c2"]);
+}

@@ -700,6 +700,22 @@ impl Inference {
             if !set_down_between {
                 return false;
             }
+            // A capture's piece set down on the captured square after it
+            // was lifted (a settled change there, or its contacts' burst):
+            // not a piece that stood untouched since before it.
+            let overlap = if shakmaty::attacks::king_attacks(lifted_from(m)).contains(m.to()) {
+                SLIDE_OVERLAP_MS
+            } else {
+                0
+            };
+            if m.is_capture()
+                && !fills.contains(m.to())
+                && !self.turn.captured_square_worked(m.to(), |u| {
+                    u.saturating_add(overlap) >= lifted && next.is_none_or(|n| u < n)
+                })
+            {
+                return false;
+            }
             pos.play_unchecked(*m);
         }
         true
