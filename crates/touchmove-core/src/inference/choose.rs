@@ -89,11 +89,7 @@ impl Inference {
             // A piece slid onto the captured square next door may close its
             // switch a moment before it opens the one it leaves. (Farther
             // off, a slide opens its square before it reaches any other.)
-            let overlap = if shakmaty::attacks::king_attacks(from).contains(to) {
-                SLIDE_OVERLAP_MS
-            } else {
-                0
-            };
+            let overlap = slide_overlap(from, to);
             let after_lift = |a: Millis| a.saturating_add(overlap) >= lifted;
             // Once there, it may rock as it lands while its magnet still
             // holds its own square, up to a settle (as a move to an empty

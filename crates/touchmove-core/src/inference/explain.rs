@@ -686,11 +686,7 @@ impl Inference {
             let set_down_between = fills.into_iter().all(|sq| {
                 // A piece slid next door may close that square's switch a
                 // moment before it opens its own.
-                let overlap = if shakmaty::attacks::king_attacks(lifted_from(m)).contains(sq) {
-                    SLIDE_OVERLAP_MS
-                } else {
-                    0
-                };
+                let overlap = slide_overlap(lifted_from(m), sq);
                 self.turn.placements.iter().any(|&(t, s)| {
                     s == sq
                         && (t > lifted || t.saturating_add(overlap) >= lifted)
@@ -703,11 +699,7 @@ impl Inference {
             // A capture's piece set down on the captured square after it
             // was lifted (a settled change there, or its contacts' burst):
             // not a piece that stood untouched since before it.
-            let overlap = if shakmaty::attacks::king_attacks(lifted_from(m)).contains(m.to()) {
-                SLIDE_OVERLAP_MS
-            } else {
-                0
-            };
+            let overlap = slide_overlap(lifted_from(m), m.to());
             if m.is_capture()
                 && !fills.contains(m.to())
                 && !self.turn.captured_square_worked(m.to(), |u| {

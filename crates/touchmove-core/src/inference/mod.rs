@@ -119,6 +119,16 @@ const CASTLING_ROOK_WAIT_MS: Millis = 1500;
 /// lifting its own.
 pub(crate) const SLIDE_OVERLAP_MS: Millis = 40;
 
+/// How long before a piece leaves `from` it may close `to`: a slide onto
+/// the square next door ([`SLIDE_OVERLAP_MS`]), none farther away.
+pub(crate) fn slide_overlap(from: Square, to: Square) -> Millis {
+    if shakmaty::attacks::king_attacks(from).contains(to) {
+        SLIDE_OVERLAP_MS
+    } else {
+        0
+    }
+}
+
 /// Raw toggles of a square this close together are one change bouncing
 /// (reed contacts and a rocking piece: a few milliseconds apart); a hand
 /// takes longer to undo what it did.
@@ -384,12 +394,7 @@ impl TurnHands {
         // A piece slid next door may reach the captured square a moment
         // before its own reads empty (as `captured_square_worked` allows
         // in `hand_made`): what the captured square read from then on counts.
-        let overlap = if shakmaty::attacks::king_attacks(from).contains(to) {
-            SLIDE_OVERLAP_MS
-        } else {
-            0
-        };
-        let since = lifted.saturating_sub(overlap);
+        let since = lifted.saturating_sub(slide_overlap(from, to));
         let on_to = |list: &[(Millis, Square)]| -> Vec<Millis> {
             list.iter()
                 .filter(|(_, s)| *s == to)
