@@ -122,18 +122,10 @@ impl Inference {
             // after that is the next mover's hand at work (his pieces
             // lifted, or the mover's taken to capture), every one before
             // it the mover's, of those pieces.
-            let lifted = moving_from(&m) & !moving_from(&last.mv);
-            let reached =
-                arrival_squares(&last.before, &m) & !arrival_squares(&last.before, &last.mv);
-            if m == last.mv || lifted.is_empty() || reached.is_empty() {
+            if m == last.mv {
                 return None;
             }
-            let release = reached
-                .into_iter()
-                .map(|s| self.turn.placed_at[s as usize])
-                .collect::<Option<Vec<Millis>>>()?
-                .into_iter()
-                .max()?;
+            let (lifted, release) = self.corrected_by_hand(&last, &m)?;
             // (A piece set down and rocking on its new square is no lift.)
             let before: Bitboard = removals
                 .iter()
@@ -152,10 +144,7 @@ impl Inference {
                 .filter(|(at, s)| *at > release && board.contains(*s) && !corrected.contains(*s))
                 .map(|(_, s)| *s)
                 .collect();
-            (gone.any()
-                && (lifted & !self.turn.lifts).is_empty()
-                && (before & !lifted).is_empty()
-                && corrected == (board | gone) & !his)
+            (gone.any() && (before & !lifted).is_empty() && corrected == (board | gone) & !his)
                 .then_some((m, gone, release))
         });
         let Some((correction, gone, release)) = found else {
@@ -179,6 +168,31 @@ impl Inference {
             self.make_what_the_hands_did(t, board, false, false, None);
         }
         true
+    }
+
+    /// Whether the mover's hand was seen correcting `last` into
+    /// `correction`: the pieces the correction moves and his move did not
+    /// lifted this turn (the king of rook-first castling), and a piece set
+    /// down on every square it reaches and his move did not. Those pieces,
+    /// and when the last of them was set down (the correction's release).
+    pub(super) fn corrected_by_hand(
+        &self,
+        last: &LastMove,
+        correction: &Move,
+    ) -> Option<(Bitboard, Millis)> {
+        let lifted = moving_from(correction) & !moving_from(&last.mv);
+        let reached =
+            arrival_squares(&last.before, correction) & !arrival_squares(&last.before, &last.mv);
+        if lifted.is_empty() || reached.is_empty() || (lifted & !self.turn.lifts).any() {
+            return None;
+        }
+        let release = reached
+            .into_iter()
+            .map(|s| self.turn.placed_at[s as usize])
+            .collect::<Option<Vec<Millis>>>()?
+            .into_iter()
+            .max()?;
+        Some((lifted, release))
     }
 
     /// The last move and the move `board` shows instead of it, made by

@@ -309,25 +309,12 @@ impl Inference {
     }
 
     /// Whether the mover's hand was seen moving his last move on into
-    /// another that `board` shows: the pieces it moves and his move did
-    /// not lifted since (the king of rook-first castling), and a piece
-    /// set down by hand on every square the other move reaches and his
-    /// move did not (the king of rook-first castling on g1). A board that
-    /// only looks like another move (a piece taken off by the next
+    /// another that `board` shows ([`Self::corrected_by_hand`]). A board
+    /// that only looks like another move (a piece taken off by the next
     /// mover's hand) is none.
     fn hand_moved_on(&self, board: Bitboard) -> bool {
         self.moved_on_by_the_mover(board)
-            .is_some_and(|(last, correction)| {
-                let lifted = moving_from(&correction) & !moving_from(&last.mv);
-                let reached = arrival_squares(&last.before, &correction)
-                    & !arrival_squares(&last.before, &last.mv);
-                lifted.any()
-                    && (lifted & !self.turn.lifts).is_empty()
-                    && reached.any()
-                    && reached
-                        .into_iter()
-                        .all(|s| self.turn.placed_at[s as usize].is_some())
-            })
+            .is_some_and(|(last, correction)| self.corrected_by_hand(&last, &correction).is_some())
     }
 
     /// The squares `m` sets a piece on that a hand reached (first, since
