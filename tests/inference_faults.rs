@@ -555,7 +555,7 @@ fn a_piece_lifted_after_a_one_scan_step_is_a_hand_not_a_tempo_line() {
     // hand at work, not missed plies with tempo moves out and back.
     let mut h = support::Hands::new(
         Some("8/1r1Q4/8/3n1Pk1/6P1/2p1b3/2N2K1R/3b4 w - - 3 60"),
-        "fide-blitz",
+        "fide-standard",
     );
     h.wait(1000).lift_then("e3", 150).lift_then("c2", 100);
     h.place_then("e3", 300);
@@ -840,6 +840,65 @@ fn a_jump_while_lines_are_open_may_leave_the_other_side_to_move() {
     // move, and White's `Bd8+` next dropped every line. The record
     // stopped for the last 88 plies of the game.
     random_game_with_two_jumps_is_read(&HandStyle::casual(), 496, 0);
+}
+
+#[test]
+fn a_piece_knocked_while_lines_are_open_is_displaced_and_the_lines_wait() {
+    // `8. Bd3 O-O` read in one jump (or `8. Be2 Rg8 9. Bd3 Kf8`, the same
+    // squares), then `9. Qc2 Re8 10. O-O h6` made under the lines. White,
+    // to move, knocks Black's bishop from e7 onto d6 and sets it back
+    // (7.3): the board is displaced from the lines' position, not a move
+    // of Black's; the game goes on and `11...Nf8` tells the lines apart.
+    let mut h = support::Hands::new(
+        Some("r1bqk2r/pp1nbppp/2p2n2/3p2B1/3P4/2N1PN2/PP3PPP/R2QKB1R w KQkq - 1 8"),
+        "fide-blitz",
+    );
+    h.wait(1000)
+        .read_again_then(&["f1", "e8", "h8"], &["d3", "g8", "f8"], 2000);
+    h.carry("d1", "c2").wait(1000).carry("f8", "e8").wait(1000);
+    h.lift_then("e1", 200)
+        .lift_then("h1", 400)
+        .place_then("f1", 50)
+        .place_then("g1", 600);
+    h.carry("h7", "h6").wait(1500);
+    h.lift_then("e7", 200).place_then("d6", 4000);
+    h.lift_then("d6", 400).place_then("e7", 1500);
+    h.carry("g5", "f4").wait(1000).carry("d7", "f8").wait(1000);
+    h.carry("h2", "h3").wait(1000);
+    let out = h.run();
+    let events: Vec<String> = out.events.iter().map(|e| e.to_json()).collect();
+    let played = support::played_uci(&out.session);
+    assert_eq!(
+        played,
+        [
+            "f1d3", "e8g8", "d1c2", "f8e8", "e1g1", "h7h6", "g5f4", "d7f8", "h2h3"
+        ],
+        "{events:?}"
+    );
+    let kinds = support::kinds(&out.events);
+    let alerts: Vec<&&str> = kinds
+        .iter()
+        .filter(|k| {
+            matches!(
+                **k,
+                "displaced" | "restored" | "illegal_move" | "touch_move"
+            )
+        })
+        .collect();
+    assert_eq!(alerts, [&"displaced", &"restored"], "{events:?}");
+    let displaced = out
+        .events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Displaced { squares, .. } => Some(squares.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        displaced,
+        ["d6".parse().unwrap(), "e7".parse().unwrap()],
+        "{events:?}"
+    );
 }
 
 #[test]

@@ -1780,6 +1780,38 @@ fn a_late_press_for_a_reply_read_at_the_opponents_press_completes_it_while_his_c
 /// square emptied, `+` one filled, or a side's press; then a second.
 /// What the session reads of `readings` ([`play_readings`]) played from
 /// `fen` under `profile`, a second after the start.
+#[test]
+fn a_piece_sliding_over_a_square_at_the_press_under_open_lines_is_a_hand_at_work() {
+    // `9...Be6 10. Na3 dxc3 11. Bxe6` read in one jump (lines open over
+    // the order of the plies), `11...Qxe6` made under them; Black presses
+    // as White's knight slides from a3 to b5 over b3 and b4, so that at the
+    // press the knight stands on b3 for a moment. No line is contradicted:
+    // the lines are judged again when the board settles. (A blitz game's
+    // readings.)
+    let out = read_readings(
+        "r1b1kb1r/pp2pppp/1nnq4/8/3p4/1BP2N2/PP3PPP/RNBQ1RK1 b kq - 1 9",
+        "fide-blitz",
+        "545 -b1 545 +a3 545 -b3 545 -d4 545 +e6 545 -c8 908 -d6 911 +d6 913 -d6 \
+         1072 -e6 1075 +e6 1076 -e6 1079 +e6 1081 -e6 1303 +e6 1305 -e6 1306 +e6 \
+         1309 -e6 1312 +e6 1485 -a3 1487 +a3 1489 -a3 1558 +b3 1598 black 1603 -b3 \
+         1662 +b4 1689 -b4 1770 +b5 1771 -b5 1772 +b5 2330 white 4604 -e6 5004 +d7 \
+         5323 -d1 5324 +d1 5325 -d1 5328 +d1 5331 -d1 5469 black 5700 +e2 6300 white",
+    );
+    let played = played_uci(&out.session);
+    assert_eq!(played.len(), 8, "{:?}", kinds(&out.events));
+    assert_eq!(
+        played[4..],
+        ["d6e6", "a3b5", "e6d7", "d1e2"],
+        "{:?}",
+        kinds(&out.events)
+    );
+    assert_eq!(
+        out.session.game().fen(),
+        "r3kb1r/pp1qpppp/1nn5/1N6/8/2p2N2/PP2QPPP/R1B2RK1 b kq - 3 13",
+    );
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}
+
 fn read_readings(fen: &str, profile: &str, readings: &str) -> Outcome {
     let mut h = Hands::new(Some(fen), profile);
     h.wait(1000);

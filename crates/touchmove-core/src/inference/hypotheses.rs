@@ -31,6 +31,28 @@ pub(super) enum JumpRead {
     FromTheRecordToo,
 }
 
+/// How long the board shows a piece knocked under open lines before it is
+/// reported displaced, ms: a slide whose magnets overlap shows a piece on
+/// the square next to the one it left for up to ~150 ms; a knocked piece
+/// stays until a hand sets it back, seconds.
+const KNOCK_CONFIRM_MS: Millis = 400;
+
+/// A piece of the side not on move knocked onto an empty square while
+/// lines were open (7.3): see [`Inference::knocked_under`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Knocked {
+    /// The occupancy of the line's position it was knocked from.
+    line_board: Bitboard,
+    /// The board showing it.
+    board: Bitboard,
+    /// When the board first showed it.
+    since: Millis,
+    /// The square it left and the one it stands on, in order.
+    squares: (Square, Square),
+    /// Whether `displaced` was reported (and `restored` is owed).
+    alerted: bool,
+}
+
 /// Plies a jump of the board (no hand read) may add to a line.
 const JUMP_EXTEND_PLIES: usize = 4;
 
@@ -380,6 +402,9 @@ impl Inference {
         // Lines whose last ply ended the game.
         let mut ended: Vec<Line> = Vec::new();
         let judged = pending.lines.len();
+        // (Kept as they were, in case the board only shows a piece
+        // knocked under them.)
+        let judged_lines = (read == JumpRead::No).then(|| pending.lines.clone());
         for line in pending.lines {
             // A hand holding a piece when the sensors were read again sets
             // it down within moments, not after a think.
@@ -662,8 +687,74 @@ impl Inference {
                 self.resolve(t, line, pending.opened, pending.pressed);
                 return true;
             }
+            // At the mover's press, a piece set down a moment ago may be
+            // sliding on (two hands, 1.1): the board is no position yet,
+            // and the lines are judged again at the next settle.
+            if self.pressing
+                && let Some(lines) = &judged_lines
+                && self.sliding_on_at_press(t, &base, board, lines)
+            {
+                let lines = lines.clone();
+                self.pending = Some(Pending { lines, ..pending });
+                return true;
+            }
+            // A piece of the side not on move knocked onto an empty square
+            // while the lines were open (7.3): the board is displaced
+            // from a line's position and the lines wait for it to be set
+            // back, as the record does. Reported once the board has shown
+            // it for [`KNOCK_CONFIRM_MS`] (a slide's magnets overlapping
+            // show as much for a moment). (If the board then changes to
+            // one no line explains, the lines may have been wrong, and the
+            // record is searched afresh.)
+            if let Some(lines) = judged_lines {
+                let knocked = match self.knocked_under_lines {
+                    Some(k) if k.board == board => Some(k),
+                    Some(_) => None,
+                    None => self
+                        .knocked_under(&base, board, &lines)
+                        .map(|(pos, squares)| Knocked {
+                            line_board: pos.board().occupied(),
+                            board,
+                            since: t,
+                            squares: (squares[0], squares[1]),
+                            alerted: false,
+                        }),
+                };
+                if let Some(mut k) = knocked {
+                    let due = k.since.saturating_add(KNOCK_CONFIRM_MS);
+                    if !k.alerted && t >= due {
+                        k.alerted = true;
+                        if let Some(line) = lines
+                            .iter()
+                            .find(|l| play_line(&base, &l.plies).board().occupied() == k.line_board)
+                        {
+                            let pos = play_line(&base, &line.plies);
+                            let candidates = pending.announced.clone();
+                            let (a, b) = k.squares;
+                            self.displaced_from(t, &pos, vec![a, b], candidates);
+                        }
+                    } else if !k.alerted {
+                        self.lines_waiting_until = Some(due);
+                    }
+                    self.knocked_under_lines = Some(k);
+                    self.pending = Some(Pending { lines, ..pending });
+                    return true;
+                }
+            }
+            self.knocked_under_lines = None;
             self.close_candidates(t, &pending.announced);
             return false;
+        }
+        if let Some(k) = self.knocked_under_lines
+            && board == k.line_board
+            && let Some(&i) = unchanged.first()
+        {
+            // The knocked piece set back: the line's position again.
+            self.knocked_under_lines = None;
+            if k.alerted {
+                let fen = crate::game::fen_of(&play_line(&base, &next[i].plies));
+                self.restored_to(t, fen);
+            }
         }
         if read == JumpRead::No
             && waiting.len() == next.len()
@@ -740,6 +831,70 @@ impl Inference {
             },
         );
         true
+    }
+
+    /// Whether, under one of `lines`, every piece the board shows beyond
+    /// the line's position was set down less than
+    /// [`two_hands::RELEASE_MIN_MS`] ago (pieces missing are a hand at
+    /// work): what a hand sliding a piece on shows at a press.
+    fn sliding_on_at_press(
+        &self,
+        t: Millis,
+        base: &Chess,
+        board: Bitboard,
+        lines: &[Line],
+    ) -> bool {
+        lines.iter().any(|line| {
+            let extra = board & !play_line(base, &line.plies).board().occupied();
+            extra.any()
+                && extra.into_iter().all(|s| {
+                    self.turn
+                        .set_down_at(s)
+                        .is_some_and(|p| t < p.saturating_add(two_hands::RELEASE_MIN_MS))
+                })
+        })
+    }
+
+    /// The first of `lines` whose position the board shows but for one
+    /// piece of the side not on move set on an empty square, lifted from
+    /// its square and set down there by a hand since the line was read
+    /// (knocked, 7.3): that position, and the two squares. Only lines
+    /// whose last ply the hands were seen making: a line of plies nobody
+    /// saw may be a quick hand misread (the piece set down there the one
+    /// lifted before it opened).
+    fn knocked_under(
+        &self,
+        base: &Chess,
+        board: Bitboard,
+        lines: &[Line],
+    ) -> Option<(Chess, Vec<Square>)> {
+        lines.iter().filter(|line| line.seen_last).find_map(|line| {
+            let pos = play_line(base, &line.plies);
+            let occupied = pos.board().occupied();
+            let (left, onto) = (occupied & !board, board & !occupied);
+            let (from, to) = (left.single_square()?, onto.single_square()?);
+            let white = pos.board().white();
+            let white_after = if white.contains(from) {
+                (white ^ Bitboard::from_square(from)) | Bitboard::from_square(to)
+            } else {
+                white
+            };
+            let knocked = pos.board().color_at(from) == Some(!pos.turn())
+                && self.white.is_none_or(|w| w == white_after)
+                && self
+                    .turn
+                    .removals
+                    .iter()
+                    .any(|&(r, q)| q == from && r >= line.since)
+                && self
+                    .turn
+                    .placements
+                    .iter()
+                    .any(|&(p, q)| q == to && p >= line.since);
+            let mut squares = vec![from, to];
+            squares.sort();
+            knocked.then_some((pos, squares))
+        })
     }
 
     /// Never stuck, when every open line only waits: under each line,

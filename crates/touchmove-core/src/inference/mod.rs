@@ -844,6 +844,10 @@ pub struct Inference {
     /// (a capture nobody saw, its captured piece never off its square).
     /// Until the record moves on or the board is restored.
     jump_in_hand: bool,
+    /// While lines are open: a piece of the side not on move under a line
+    /// was set on an empty square (knocked, 7.3); the lines wait for it to
+    /// be set back.
+    knocked_under_lines: Option<hypotheses::Knocked>,
     /// The squares the board has been missing pieces on since it was
     /// reported displaced (7.3, 7.5), while the alert stays open: a piece
     /// set back on one is the board being repaired.
@@ -951,6 +955,7 @@ impl Inference {
             lifted_since_stable: Bitboard::EMPTY,
             jumped: Bitboard::EMPTY,
             jump_in_hand: false,
+            knocked_under_lines: None,
             displaced_missing: Bitboard::EMPTY,
             alert_boards: Vec::new(),
             raw_jumps: Vec::new(),
@@ -2001,6 +2006,7 @@ impl Inference {
         self.promotion = None;
         self.promotion_choice = None;
         self.alert = Alert::None;
+        self.knocked_under_lines = None;
         self.emit(
             t,
             EventKind::GameStarted {
@@ -2011,22 +2017,42 @@ impl Inference {
     }
 
     fn restored(&mut self, t: Millis) {
+        let fen = self.game.fen();
+        self.restored_to(t, fen);
+    }
+
+    /// The board shows `fen` again, the position it was reported
+    /// displaced from (the record's, or an open line's).
+    fn restored_to(&mut self, t: Millis, fen: String) {
         self.turn.restored_at = Some(t);
         self.alert = Alert::None;
         self.jump_in_hand = false;
-        let fen = self.game.fen();
+        self.knocked_under_lines = None;
         self.emit(t, EventKind::Restored { fen });
     }
 
     fn displaced(&mut self, t: Millis, squares: Vec<Square>, candidates: Vec<String>) {
+        let expected = self.game.position().clone();
+        self.displaced_from(t, &expected, squares, candidates);
+    }
+
+    /// The board differs from `expected` (the record's position, or an
+    /// open line's) on `squares` (7.3, 7.5).
+    fn displaced_from(
+        &mut self,
+        t: Millis,
+        expected: &Chess,
+        squares: Vec<Square>,
+        candidates: Vec<String>,
+    ) {
         if !matches!(self.alert, Alert::Displaced(_)) {
             self.displaced_missing = Bitboard::EMPTY;
         }
-        let expected = self.game.position().board().occupied();
-        self.displaced_missing |= squares.iter().copied().collect::<Bitboard>() & expected;
+        self.displaced_missing |=
+            squares.iter().copied().collect::<Bitboard>() & expected.board().occupied();
         self.alert = Alert::Displaced(squares.clone());
         self.listed_candidates = candidates.clone();
-        let expected_fen = self.game.fen();
+        let expected_fen = crate::game::fen_of(expected);
         self.emit(
             t,
             EventKind::Displaced {
@@ -2096,6 +2122,7 @@ impl Inference {
         self.promotion = None;
         self.promotion_choice = None;
         self.alert = Alert::None;
+        self.knocked_under_lines = None;
         self.last_move = Some(LastMove { before, mv: m });
         for claim in played.claimable {
             self.emit(
