@@ -2359,3 +2359,21 @@ fn a_capture_is_no_explanation_of_a_piece_set_down_before_the_capturing_piece_le
     );
     assert_eq!(played_uci(&out.session), ["a4a3", "c3c2"]);
 }
+
+#[test]
+fn a_capture_read_as_a_lift_then_played_on_is_recorded_at_the_press() {
+    // `9. Qxe2` unseen but for the queen leaving d1 (the bishop it took
+    // never read gone), `9...Qxe2+ 10. Kxe2` made by both hands, Black's
+    // press before White's: White's press, within the grace a hand at
+    // work has, completes the three plies, not an illegal move (7.5).
+    // (A blitz game's readings.)
+    let out = read_readings(
+        "2kr1bnr/ppp2ppp/2n1p3/3P2Nq/8/2N5/PPP1bPPP/R1BQK2R w KQ - 0 9",
+        "fide-blitz",
+        "690 -d1 1650 -h5 1710 -e2 1920 +e2 2180 -e1 2300 -e2 2370 +e2 2454 black 2676 white \
+         2700 -c6 2740 +d6 2800 -d6 2930 +e5 3110 -f2 3180 +f3 3200 -f3 3280 +f4 3297 black \
+         3412 white",
+    );
+    read_exactly(&out, &["d1e2", "h5e2", "e1e2", "c6e5", "f2f4"]);
+    assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4, 5]);
+}

@@ -297,6 +297,26 @@ impl Inference {
                 }
             };
         }
+        // Never stuck: a ply nobody saw (a capture whose captured piece
+        // never read empty looks like a piece lifted), then the players
+        // played on, his move last (two hands, 1.1): the press completes
+        // it, as the board would once its grace for a hand at work ran out.
+        let pos = self.game.position().clone();
+        let lines: Vec<Vec<Move>> = self
+            .played_on_after_unseen_plies(&pos, self.board)
+            .into_iter()
+            .filter(|line| hypotheses::play_line(&pos, line).turn() != side)
+            .collect();
+        if !lines.is_empty() {
+            self.hypothesise(t, lines);
+            return if self.pending.is_some() {
+                PressMeaning::Ignored("several lines explain the board")
+            } else {
+                PressMeaning::Completed {
+                    ply: self.game.moves().len(),
+                }
+            };
+        }
         let from = self
             .turn
             .touches
