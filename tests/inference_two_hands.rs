@@ -2377,3 +2377,22 @@ fn a_capture_read_as_a_lift_then_played_on_is_recorded_at_the_press() {
     read_exactly(&out, &["d1e2", "h5e2", "e1e2", "c6e5", "f2f4"]);
     assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4, 5]);
 }
+
+#[test]
+fn a_capture_pushing_its_piece_off_as_the_lift_bounces_is_made_under_the_next_hand() {
+    // `13. Qxe2`: the queen's lift bounces on d1 for 10 ms while the
+    // bishop on e2 is pushed off and the queen set down in 6 ms (the
+    // square never settles empty); Black lifts c7 before White's press.
+    // The push-off dates from the lift's first opening, not from when it
+    // settled: the capture is made, not a completed illegal move (7.5).
+    // (A bullet game's readings, captures in 5-20 ms.)
+    let out = read_readings(
+        "r2q1rk1/pppnbppp/3p4/3np1P1/7P/1P1PP3/PBPNbP1N/R2QK2R w KQ - 0 13",
+        "fide-blitz",
+        "71 -d1 73 +d1 75 -d1 77 +d1 78 -e2 80 -d1 81 +e2 83 -e2 84 +e2 212 -c7 214 +c7 \
+         215 -c7 261 white 461 +c6 463 -c6 464 +c6 467 -c6 468 +c6 518 black 669 -d2 \
+         672 +d2 675 -d2 678 +d2 679 -d2 816 +e4 1006 -a7 1007 +a7 1010 -a7 1075 white",
+    );
+    read_exactly(&out, &["d1e2", "c7c6", "d2e4"]);
+    assert_eq!(support::completed_plies(&out.events), [1, 2, 3]);
+}

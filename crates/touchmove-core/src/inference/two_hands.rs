@@ -567,11 +567,24 @@ impl Inference {
             // A captured piece pushed off by the capturing one may leave its
             // square empty too briefly to settle: the raw activity then
             // dates the arrival.
+            // (From the lift's first raw opening: a lift whose contacts
+            // bounced settles after the push-off may have begun.)
+            let raw_left = moving_from(&m)
+                .into_iter()
+                .filter_map(|s| {
+                    let l = match since {
+                        None => self.turn.first_lift(s),
+                        Some(since) => self.turn.first_lift_after(s, since),
+                    }?;
+                    Some(self.turn.first_contact(s, l))
+                })
+                .min()
+                .map_or(arrives_from, |r| r.min(arrives_from));
             let pushed_off = |s: Square| {
                 self.turn
                     .toggles
                     .iter()
-                    .find(|(f, sq)| *sq == s && *f >= arrives_from)
+                    .find(|(f, sq)| *sq == s && *f >= raw_left)
                     .map(|(f, _)| *f)
                     .filter(|_| captured_square(&m) == Some(s))
             };
