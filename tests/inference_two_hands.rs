@@ -1812,6 +1812,48 @@ fn a_piece_sliding_over_a_square_at_the_press_under_open_lines_is_a_hand_at_work
     assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
 }
 
+#[test]
+fn lines_open_over_plies_the_hands_played_past_a_settle_are_extended_deeper() {
+    // `4...c5 5. Nd2 Nxd2` read in one jump (or `4...Nxd2 5. Nxd2 c5`),
+    // `6. Qxd2 Nc6 7. Nf3 Qb6 8. c3` made under the lines. Then `8...cxd4`
+    // is read only as the pawn leaving c5 (its captured pawn never read
+    // gone), `9. exd4` empties e3, and at the settle after `9...Bf5` White's
+    // bishop is on its way over e2 (Black presses then): four plies past
+    // the lines' position, more than one settle reads. They are searched
+    // as deep as a jump's, every piece seen lifted in order, once the
+    // bishop stands on d3 (at the press it is sliding on: no position
+    // yet), instead of every line being dropped (the record then never
+    // caught up). (A blitz game's readings.)
+    let out = read_readings(
+        "rnbqkb1r/ppp1pppp/8/3p4/3PnB2/4P3/PPP2PPP/RN1QKBNR b KQkq - 2 4",
+        "fide-blitz",
+        "195 -b1 195 +d2 195 -e4 195 +c5 195 -c7 2092 -d1 2385 -d2 2647 +d2 2649 -d2 \
+         2650 +d2 2815 -b8 2816 +b8 2817 -b8 2819 +b8 2822 -b8 2994 white 3161 +c6 \
+         3162 -c6 3164 +c6 3671 black 4812 -g1 4814 +g1 4816 -g1 4971 +f3 4972 -f3 \
+         4974 +f3 5234 -d8 5237 +d8 5239 -d8 5316 white 5330 +c7 5362 -c7 5458 +b6 \
+         5459 -b6 5460 +b6 5795 -c2 6012 black 6195 +c3 6196 -c3 6197 +c3 6200 -c3 \
+         6201 +c3 6300 white 12321 -c5 13899 -d4 13900 +d4 13901 -d4 13904 +d4 \
+         13907 -d4 14044 -e3 14045 +e3 14048 -e3 14049 +e3 14050 -e3 14238 +d4 \
+         14241 -d4 14244 +d4 14245 -d4 14246 +d4 14755 white 15006 -c8 15008 +c8 \
+         15009 -c8 15012 +c8 15015 -c8 15067 +d7 15100 -d7 15132 +e6 15189 -e6 \
+         15237 +f5 15239 -f5 15241 +f5 15391 -f1 15393 +f1 15394 -f1 15396 +f1 \
+         15397 -f1 15541 +e2 15562 black 15604 -e2 15753 +d3 15756 -d3 15757 +d3 \
+         15758 -d3 15759 +d3 16151 white 18755 -f5 18758 +f5 18761 -f5 18907 -d3 \
+         18910 +d3 18912 -d3 19190 +d3 19192 -d3 19195 +d3 19196 -d3 19197 +d3 \
+         19632 black 20236 -d2 20238 +d2 20239 -d2 20531 -d3 20587 +d3 20589 -d3 \
+         20592 +d3 20855 -b6 20858 +b6 20859 -b6 20861 +b6 20861 white 20862 -b6 \
+         20982 +b5 21045 -b5 21168 +a6 21171 -a6 21174 +a6 21177 -a6 21179 +a6 \
+         21443 black",
+    );
+    read_exactly(
+        &out,
+        &[
+            "c7c5", "b1d2", "e4d2", "d1d2", "b8c6", "g1f3", "d8b6", "c2c3", "c5d4", "e3d4", "c8f5",
+            "f1d3", "f5d3", "d2d3", "b6a6",
+        ],
+    );
+}
+
 fn read_readings(fen: &str, profile: &str, readings: &str) -> Outcome {
     let mut h = Hands::new(Some(fen), profile);
     h.wait(1000);

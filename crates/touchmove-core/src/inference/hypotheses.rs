@@ -676,6 +676,23 @@ impl Inference {
             unchanged = unchanged.iter().map(|&k| k - dropped(k)).collect();
             waiting = waiting.iter().map(|&k| k - dropped(k)).collect();
         }
+        if next.is_empty()
+            && ended.is_empty()
+            && let Some(lines) = &judged_lines
+        {
+            // At the mover's press, a piece set down a moment ago may be
+            // sliding on (two hands, 1.1): the board is no position yet,
+            // and the lines are judged again at the next settle.
+            if self.pressing && self.sliding_on_at_press(t, &base, board, lines) {
+                let lines = lines.clone();
+                self.pending = Some(Pending { lines, ..pending });
+                return true;
+            }
+            // The hands may have gone further than a settle's plies under
+            // a line (captures read as lifts, a hand at work until now):
+            // as far as a jump may hide, every piece seen lifted.
+            next = self.deeper_under(t, &base, board, pending.opened_board, lines);
+        }
         if next.is_empty() {
             // Never stuck: the board contradicts every line but one that
             // ended the game (a mate read under it). What the board shows
@@ -687,17 +704,6 @@ impl Inference {
                 self.resolve(t, line, pending.opened, pending.pressed);
                 return true;
             }
-            // At the mover's press, a piece set down a moment ago may be
-            // sliding on (two hands, 1.1): the board is no position yet,
-            // and the lines are judged again at the next settle.
-            if self.pressing
-                && let Some(lines) = &judged_lines
-                && self.sliding_on_at_press(t, &base, board, lines)
-            {
-                let lines = lines.clone();
-                self.pending = Some(Pending { lines, ..pending });
-                return true;
-            }
             // A piece of the side not on move knocked onto an empty square
             // while the lines were open (7.3): the board is displaced
             // from a line's position and the lines wait for it to be set
@@ -706,12 +712,12 @@ impl Inference {
             // show as much for a moment). (If the board then changes to
             // one no line explains, the lines may have been wrong, and the
             // record is searched afresh.)
-            if let Some(lines) = judged_lines {
+            if let Some(lines) = &judged_lines {
                 let knocked = match self.knocked_under_lines {
                     Some(k) if k.board == board => Some(k),
                     Some(_) => None,
                     None => self
-                        .knocked_under(&base, board, &lines)
+                        .knocked_under(&base, board, lines)
                         .map(|(pos, squares)| Knocked {
                             line_board: pos.board().occupied(),
                             board,
@@ -737,6 +743,7 @@ impl Inference {
                         self.lines_waiting_until = Some(due);
                     }
                     self.knocked_under_lines = Some(k);
+                    let lines = lines.clone();
                     self.pending = Some(Pending { lines, ..pending });
                     return true;
                 }
@@ -833,10 +840,43 @@ impl Inference {
         true
     }
 
-    /// Whether, under one of `lines`, every piece the board shows beyond
-    /// the line's position was set down less than
-    /// [`two_hands::RELEASE_MIN_MS`] ago (pieces missing are a hand at
-    /// work): what a hand sliding a piece on shows at a press.
+    /// Lines extended past `lines` by as many plies as a jump may hide,
+    /// each piece they move seen lifted, in order (see
+    /// [`Self::seen_making`]), to `board` exactly.
+    fn deeper_under(
+        &self,
+        t: Millis,
+        base: &Chess,
+        board: Bitboard,
+        opened_board: Bitboard,
+        lines: &[Line],
+    ) -> Vec<Line> {
+        let plies = self.config.max_missed_plies.min(JUMP_EXTEND_PLIES);
+        let mut deeper = Vec::new();
+        for line in lines {
+            let pos = play_line(base, &line.plies);
+            let seen = self.turn.seen() | held(&pos, opened_board, board);
+            let found =
+                match missed::search_with(&pos, board, self.white, plies, missed::Roam::Never) {
+                    missed::Explanation::Unique(more) => vec![more],
+                    missed::Explanation::Ambiguous(more) => more,
+                    missed::Explanation::None => Vec::new(),
+                };
+            for more in found {
+                if more.len() > EXTEND_PLIES && self.seen_making(&pos, &more, seen) {
+                    deeper.push(line.then_missed(&more, t));
+                }
+            }
+        }
+        deeper.truncate(MAX_LINES);
+        deeper
+    }
+
+    /// Whether, under one of `lines`, a piece the board shows beyond the
+    /// line's position was set down less than
+    /// [`two_hands::RELEASE_MIN_MS`] ago: what a hand sliding a piece on
+    /// shows at a press (the plies before it are read at the next
+    /// settle).
     fn sliding_on_at_press(
         &self,
         t: Millis,
@@ -846,12 +886,11 @@ impl Inference {
     ) -> bool {
         lines.iter().any(|line| {
             let extra = board & !play_line(base, &line.plies).board().occupied();
-            extra.any()
-                && extra.into_iter().all(|s| {
-                    self.turn
-                        .set_down_at(s)
-                        .is_some_and(|p| t < p.saturating_add(two_hands::RELEASE_MIN_MS))
-                })
+            extra.into_iter().any(|s| {
+                self.turn
+                    .set_down_at(s)
+                    .is_some_and(|p| t < p.saturating_add(two_hands::RELEASE_MIN_MS))
+            })
         })
     }
 
