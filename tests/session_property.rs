@@ -203,7 +203,21 @@ fn check(
 ) -> Result<(), TestCaseError> {
     let mut run = Run::new(profile, clock);
     for a in actions {
+        let n0 = run.events.len();
+        let t0 = run.t;
         run.apply(a);
+        // (`TM_TRACE=1`: each action and the events it raised, to read a
+        // failing case.)
+        if std::env::var("TM_TRACE").is_ok() {
+            eprintln!(
+                "== {a:?} t {t0}..{} record {}",
+                run.t,
+                run.session.game().fen()
+            );
+            for e in &run.events[n0..] {
+                eprintln!("   {}", e.to_json());
+            }
+        }
         record_is_legal(&run)?;
     }
     // Quiet, then the board set to a position a few legal plies from the
@@ -255,6 +269,11 @@ fn check(
         target = pos.board().occupied();
     }
     run.wait(3000);
+    if std::env::var("TM_TRACE").is_ok() {
+        for e in &run.events {
+            eprintln!("   {}", e.to_json());
+        }
+    }
     record_is_legal(&run)?;
     // Three quiet seconds fire every timer: none renews itself for ever.
     prop_assert_eq!(
@@ -2002,6 +2021,44 @@ mod found {
             Legal(15),
         ];
         check(Profile::Casual, false, &actions, &[133]).unwrap();
+    }
+
+    #[test]
+    fn plies_nobody_saw_are_not_recorded_once_the_line_the_board_saw_is_dropped() {
+        // Garbage on a1, then ...Nf5 by hand: lines "Nf5" and twenty
+        // "...f5, a tempo move out, ...Nf7, back" (f7 never read). The
+        // board set to ...Nxg4 (f5 empties) and Qa4 played drop "Nf5",
+        // and ...f5 was recorded as the plies the lines left share; the
+        // knight's return to h6 then contradicted the record for good.
+        // The record explains the board by what the hands did (...Nxg4
+        // Qa4): that line stands beside them, and ...Nh6 tells.
+        let actions = [
+            Toggle(0),
+            Bounce(16),
+            Legal(6),
+            Legal(0),
+            Legal(97),
+            Legal(136),
+            Legal(128),
+            Toggle(14),
+            Legal(48),
+            Toggle(0),
+            Legal(0),
+            Legal(62),
+            Legal(30),
+            Legal(129),
+            Legal(224),
+            Toggle(0),
+            Bounce(42),
+            Legal(17),
+            Toggle(0),
+            Legal(40),
+            Toggle(0),
+            Wait(777),
+            Wait(880),
+            Legal(202),
+        ];
+        check(Profile::FideStandard, true, &actions, &[228]).unwrap();
     }
 }
 

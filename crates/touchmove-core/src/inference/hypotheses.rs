@@ -405,6 +405,15 @@ impl Inference {
         // (Kept as they were, in case the board only shows a piece
         // knocked under them.)
         let judged_lines = (read == JumpRead::No).then(|| pending.lines.clone());
+        // Squares the board saw a piece leave: lifted this turn, or gone
+        // since before the lines were opened and still gone.
+        let left = self.turn.seen() | !pending.opened_board & !board;
+        let board_saw = |line: &Line| {
+            line.plies
+                .iter()
+                .all(|m| (moving_from(m) & !left).is_empty())
+        };
+        let saw_one = pending.lines.iter().any(board_saw);
         for line in pending.lines {
             // A hand holding a piece when the sensors were read again sets
             // it down within moments, not after a think.
@@ -659,6 +668,17 @@ impl Inference {
             // the lone line waiting being recorded for a board it does not
             // show.
             let fresh = self.made_from_the_record_beside(&base, board, pending.opened_board, &next);
+            next.extend(fresh.into_iter().map(|plies| Line::missed(plies, t)));
+        } else if read == JumpRead::No && saw_one && !next.is_empty() && !next.iter().any(board_saw)
+        {
+            // Never stuck, and no move recorded that nobody saw: the board
+            // dropped every line whose pieces it saw leave their squares,
+            // and the lines left rest on plies it never saw (perhaps
+            // opened on garbage read). Their shared plies are no
+            // certainty while the record explains the board by what the
+            // hands did: those plies stand beside them, and the next
+            // moves tell.
+            let fresh = self.seen_making_from_the_record(&base, board, pending.opened_board, &next);
             next.extend(fresh.into_iter().map(|plies| Line::missed(plies, t)));
         }
         if extended > 0 {
@@ -1106,6 +1126,32 @@ impl Inference {
                         .any(|r| r.board() == pos.board() && r.turn() == pos.turn())
             })
             .collect()
+    }
+
+    /// Lines of plies from the record (`base`) that explain `board`, not
+    /// among `open`, the hands seen making them (see
+    /// [`Self::seen_making`]; a piece gone from its square since the lines
+    /// were opened on `opened_board` and still gone counts as lifted).
+    fn seen_making_from_the_record(
+        &self,
+        base: &Chess,
+        board: Bitboard,
+        opened_board: Bitboard,
+        open: &[Line],
+    ) -> Vec<Vec<Move>> {
+        let seen = self.seen_under(base, opened_board, board);
+        missed::explanations(
+            base,
+            board,
+            self.white,
+            self.config.max_missed_plies,
+            missed::Roam::Never,
+        )
+        .into_iter()
+        .filter(|plies| {
+            self.seen_making(base, plies, seen) && !open.iter().any(|l| &l.plies == plies)
+        })
+        .collect()
     }
 
     /// The press of `side` while lines are open (6.7): his hand is on the
