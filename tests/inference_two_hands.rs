@@ -1854,6 +1854,40 @@ fn lines_open_over_plies_the_hands_played_past_a_settle_are_extended_deeper() {
     );
 }
 
+#[test]
+fn a_jump_whose_capture_lands_where_a_piece_arrived_in_the_same_reading_extends_the_lines() {
+    // `11. Be2 Nbd7 12. O-O` in one jump (or `11. Rg1 Nbd7 12. Ke2`, or
+    // `11. Ke2 Nbd7 12. Rg1`: the same squares), fourteen plies made
+    // under the three lines, then `26...b5 27. axb5` in one reading: b6
+    // and a4 empty, b5 filled. Each pair of those squares is next door
+    // (a slide), so no hand is ruled out, and under the lines the pieces
+    // a4 and b6 were lifted in that one reading, in no order a reading
+    // tells; the pawn read arriving on b5 is the capturing one. Before,
+    // every line was dropped and the record stopped at move 10 for the
+    // rest of the game; `29. Bxb5` then tells the lines apart. (A blitz
+    // game's readings.)
+    let out = read_readings(
+        "rnbq1rk1/ppp1ppbp/3p1np1/8/3P1B2/4PN1P/PPP2PP1/RN1QKB1R w KQ - 1 6",
+        "fide-blitz",
+        "20620 -e1 20620 -h1 20620 -b8 20620 +g1 20620 +e2 20620 +d7 22900 -c7 23060 +c6 \
+         23090 -c6 23260 +c5 23422 black 24120 -c2 24480 +c3 24780 -b7 24844 white 25010 +b6 \
+         25252 black 25310 -b1 25700 +d2 26279 white 27940 -c8 28250 +b7 28753 black \
+         29000 -a2 29140 +a4 29275 white 29410 -a7 29530 +a6 29730 -f4 29790 +g3 29840 -g3 \
+         29910 +h2 30066 black 30305 white 31840 -b7 32120 +c6 32224 black 32390 -b2 \
+         32620 +b4 32930 white 33270 -c5 33660 -b4 33720 +b4 34105 black 34610 -c3 \
+         34950 -b4 34960 +b4 35316 white 44240 -a4 44240 -b6 44240 +b5 44860 -b5 45020 -c6 \
+         45220 +b5 45260 -b5 45290 +b5 45866 black 46920 -e2 47030 -b5 47110 +b5 47290 -a6 \
+         47590 -b5 47640 white 47650 +b5 47930 -d1 47937 black 48170 +e2 48514 white",
+    );
+    read_exactly(
+        &out,
+        &[
+            "f1e2", "b8d7", "e1g1", "c7c5", "c2c3", "b7b6", "b1d2", "c8b7", "a2a4", "a7a6", "f4h2",
+            "b7c6", "b2b4", "c5b4", "c3b4", "b6b5", "a4b5", "c6b5", "e2b5", "a6b5", "d1e2",
+        ],
+    );
+}
+
 fn read_readings(fen: &str, profile: &str, readings: &str) -> Outcome {
     let mut h = Hands::new(Some(fen), profile);
     h.wait(1000);

@@ -677,7 +677,9 @@ impl TurnHands {
 
     /// Whether the pieces `plies` move were lifted in the plies' order:
     /// each ply's piece last lifted after the piece of the ply before it
-    /// first was (a piece lifted before the opponent's reply began is no
+    /// first was, or in the same reading (which of the two came first no
+    /// reading tells: the sensors unread between, or two hands at once,
+    /// 1.1) (a piece lifted before the opponent's reply began is no
     /// capture made after it).
     pub(super) fn lifted_in_order(&self, plies: &[Move]) -> bool {
         let last = |m: &Move| {
@@ -693,7 +695,7 @@ impl TurnHands {
                 .min()
         };
         plies.windows(2).all(|w| match (first(&w[0]), last(&w[1])) {
-            (Some(a), Some(b)) => b > a,
+            (Some(a), Some(b)) => b >= a,
             _ => true,
         })
     }
@@ -703,6 +705,10 @@ impl TurnHands {
     /// hands never emptied after a piece arrived there: the piece was read
     /// arriving and never read leaving, so no capture took it (the hands
     /// were seen; a swap quicker than a scan takes a piece that stood).
+    /// A piece read arriving in the very reading the capturing piece was
+    /// read leaving its square may be the capturing piece itself (the
+    /// captured one came and went unread, or one hand's slide and the
+    /// other's grab fell in one reading, 1.1): no proof against it.
     pub(super) fn captures_a_piece_never_read_leaving(&self, pos: &Chess, plies: &[Move]) -> bool {
         let mut arrived = Bitboard::EMPTY;
         let mut p = pos.clone();
@@ -722,9 +728,11 @@ impl TurnHands {
                 };
                 // Read leaving after the last piece set down there, or
                 // between an arrival and the capturing piece set down.
+                let capturer_left = m.from().and_then(|f| self.first_lift(f));
                 let left = placed().max().is_some_and(|last| {
                     removed().any(|r| r > last)
                         || removed().any(|r| r < last && placed().any(|p| p < r))
+                        || capturer_left == Some(last)
                 });
                 if !left {
                     return true;
@@ -2200,6 +2208,22 @@ mod tests {
         // An older piece set down and taken away there long before.
         hands.placements.insert(0, (10, Square::A4));
         hands.removals.insert(0, (10, Square::A4));
+        assert!(hands.captures_a_piece_never_read_leaving(&pos, &plies));
+    }
+
+    #[test]
+    fn a_piece_read_arriving_as_the_capturing_piece_left_may_be_the_capturing_one() {
+        let (pos, plies) = pawn_then_capture();
+        let mut hands = TurnHands::default();
+        // a5 and a3 empty, a4 filled, in one reading: the pawn's arrival
+        // and the queen's capture both unread.
+        hands.removals.push((300, Square::A5));
+        hands.removals.push((300, Square::A3));
+        hands.placements.push((300, Square::A4));
+        assert!(!hands.captures_a_piece_never_read_leaving(&pos, &plies));
+        assert!(hands.lifted_in_order(&plies));
+        // The queen lifted a reading later: the pawn stood, and stays.
+        hands.removals[1] = (310, Square::A3);
         assert!(hands.captures_a_piece_never_read_leaving(&pos, &plies));
     }
 
