@@ -1888,6 +1888,43 @@ fn a_jump_whose_capture_lands_where_a_piece_arrived_in_the_same_reading_extends_
     );
 }
 
+#[test]
+fn a_jump_read_with_the_next_movers_piece_in_the_hand_extends_the_open_lines() {
+    // `11. h3 g6 12. g4 Ng7` in one jump (or `...Nf4 ...Ng6`, the pawn
+    // left on g7: the same squares), lines open over fourteen plies; then
+    // `24. Bg2 Ne6 25. Rhe1` in one reading, Black's g6 pawn already in
+    // the hand in it (`25...g5`, bullet). Under the lines, the board is the
+    // jump's plies with a hand at work, as a jump read with no line open
+    // is: before, every line was dropped and the record stopped at move
+    // 10 for the rest of the game. `...Ne6` tells the lines apart.
+    let out = read_readings(
+        "r1b1k2r/pp2qppp/1np5/3p3n/3P4/2N1PN2/PPQ2PPP/2KR1B1R w kq - 2 11",
+        "fide-blitz",
+        "22020 -g2 22020 -h2 22020 -h5 22020 +h3 22020 +g4 22020 +g6 22130 -c1 22310 +b1 \
+         22415 white 23270 +d7 23290 -c8 23425 black 23510 -f3 23680 +e5 23832 white \
+         23870 -e8 23900 -a8 24060 +c8 24250 +d8 24380 -a2 24633 black 24670 +a4 24710 -a4 \
+         24740 +a4 24860 -a7 24935 white 24990 +a6 25020 -a6 25150 +a5 25300 -c2 \
+         25359 black 25590 +b3 25850 +c7 25860 -c8 25894 white 26187 black 26200 -d1 \
+         26460 +c1 26621 white 26710 -d7 26930 +e8 27080 -e3 27187 black 27200 +d3 \
+         27260 -d3 27350 +e4 27390 -e4 27400 +e4 27678 white 27920 -f7 28030 +f6 28170 -e4 \
+         28193 black 28290 -d5 28350 +d5 28510 -f6 28576 white 28680 -e5 28700 +e5 \
+         28810 -d5 28920 +d6 29021 black 29060 -d6 29071 white 29090 -d8 29160 +d7 \
+         29220 -d7 29310 +d6 29500 -c3 29649 black 29760 +b5 30069 white 30330 -c7 \
+         30490 +b8 30740 -b5 30770 -d6 30820 +d6 30836 black 30914 white 30940 -e7 \
+         31130 -d6 31150 +d6 31280 -b3 31419 black 31440 -b6 31470 +b6 31680 -e5 \
+         31767 white 31830 -d4 31860 +d4 31983 black 56690 -f1 56690 -h1 56690 -g6 \
+         56690 -g7 56690 +e1 56690 +g2 56690 +e6 56800 +g5 56856 black",
+    );
+    read_exactly(
+        &out,
+        &[
+            "h2h3", "g7g6", "g2g4", "h5g7", "c1b1", "c8d7", "f3e5", "e8c8", "a2a4", "a7a5", "c2b3",
+            "c8c7", "d1c1", "d7e8", "e3e4", "f7f6", "e4d5", "f6e5", "d5d6", "d8d6", "c3b5", "c7b8",
+            "b5d6", "e7d6", "b3b6", "e5d4", "f1g2", "g7e6", "h1e1", "g6g5",
+        ],
+    );
+}
+
 fn read_readings(fen: &str, profile: &str, readings: &str) -> Outcome {
     let mut h = Hands::new(Some(fen), profile);
     h.wait(1000);

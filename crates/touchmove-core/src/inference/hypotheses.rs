@@ -639,6 +639,27 @@ impl Inference {
                     missed::with_the_other_side_to_move(&pos, board, self.white, &found, plies);
                 found.extend(other_side);
             }
+            // After a jump, as for a jump read with no line open: fewer
+            // plies, the sensors read again while the next mover's hand
+            // held a piece (fast hands, 1.1); where it lands tells.
+            if unseen && found.is_empty() {
+                let emptied = pos.board().occupied() & !board;
+                let read = emptied
+                    .into_iter()
+                    .filter_map(|s| self.turn.first_lift(s))
+                    .min()
+                    .unwrap_or(t);
+                for more in
+                    missed::with_a_hand_at_work(&pos, board, self.white, &[], emptied, plies)
+                        .into_iter()
+                        .filter(|more| explain::in_progress_at(&play_line(&pos, more), board))
+                {
+                    next.push(Line {
+                        hand_at_work: true,
+                        ..line.then_missed(&more, read.saturating_sub(1))
+                    });
+                }
+            }
             // The hands were seen: every piece these plies move was
             // lifted (a captured piece may have left its square quicker
             // than a scan, as the record reads missed captures). (Not
