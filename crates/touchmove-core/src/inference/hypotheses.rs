@@ -402,6 +402,8 @@ impl Inference {
         // Lines whose last ply ended the game.
         let mut ended: Vec<Line> = Vec::new();
         let judged = pending.lines.len();
+        // After a jump, lines with a hand at work after fewer plies.
+        let mut at_work: Vec<Line> = Vec::new();
         // (Kept as they were, in case the board only shows a piece
         // knocked under them.)
         let judged_lines = (read == JumpRead::No).then(|| pending.lines.clone());
@@ -641,7 +643,9 @@ impl Inference {
             }
             // After a jump, as for a jump read with no line open: fewer
             // plies, the sensors read again while the next mover's hand
-            // held a piece (fast hands, 1.1); where it lands tells.
+            // held a piece (fast hands, 1.1); where it lands tells. (Only
+            // where the board leaves no line otherwise, below: never
+            // stuck.)
             if unseen && found.is_empty() {
                 let emptied = pos.board().occupied() & !board;
                 let read = emptied
@@ -654,7 +658,7 @@ impl Inference {
                         .into_iter()
                         .filter(|more| explain::in_progress_at(&play_line(&pos, more), board))
                 {
-                    next.push(Line {
+                    at_work.push(Line {
                         hand_at_work: true,
                         ..line.then_missed(&more, read.saturating_sub(1))
                     });
@@ -673,6 +677,9 @@ impl Inference {
                 }
                 next.push(line.then_missed(&more, t));
             }
+        }
+        if next.is_empty() {
+            next.append(&mut at_work);
         }
         if read == JumpRead::No
             && extended == 0

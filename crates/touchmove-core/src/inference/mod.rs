@@ -1717,16 +1717,7 @@ impl Inference {
                 // lines' plies now, or was garbage: no lift of the turn
                 // read after it (the jump's own changes are no hands).
                 if read != hypotheses::JumpRead::No {
-                    // (But for the lifts of a hand at work when the
-                    // sensors were read again: the next mover's.)
-                    let held_since = self
-                        .pending
-                        .iter()
-                        .flat_map(|p| &p.lines)
-                        .filter(|l| l.hand_at_work)
-                        .map(|l| l.since)
-                        .min();
-                    self.turn.forget_until(held_since.map_or(t, |s| s.min(t)));
+                    self.turn.forget_until(t);
                 }
                 return;
             }
