@@ -409,7 +409,7 @@ impl Inference {
     /// while the next mover's hand held a piece (fast hands, 1.1): kept
     /// where such a hand explains `board`; where it lands tells. Each with
     /// the time the lines were read from (before the hand's first lift).
-    fn hands_at_work(
+    pub(super) fn hands_at_work(
         &self,
         t: Millis,
         pos: &Chess,

@@ -647,20 +647,10 @@ impl Inference {
             // where the board leaves no line otherwise, below: never
             // stuck.)
             if unseen && found.is_empty() {
-                let emptied = pos.board().occupied() & !board;
-                let read = emptied
-                    .into_iter()
-                    .filter_map(|s| self.turn.first_lift(s))
-                    .min()
-                    .unwrap_or(t);
-                for more in
-                    missed::with_a_hand_at_work(&pos, board, self.white, &[], emptied, plies)
-                        .into_iter()
-                        .filter(|more| explain::in_progress_at(&play_line(&pos, more), board))
-                {
+                for (more, read) in self.hands_at_work(t, &pos, board, &[], plies) {
                     at_work.push(Line {
                         hand_at_work: true,
-                        ..line.then_missed(&more, read.saturating_sub(1))
+                        ..line.then_missed(&more, read)
                     });
                 }
             }
@@ -1099,20 +1089,14 @@ impl Inference {
     ) -> Vec<Vec<Move>> {
         let record = self.game.position();
         let seen = self.seen_under(record, opened_board, board);
-        missed::explanations(
-            record,
-            board,
-            self.white,
-            self.config.max_missed_plies,
-            missed::Roam::Never,
-        )
-        .into_iter()
-        .filter(|plies| {
-            plies.iter().all(|m| (must_lift(m) & !seen).is_empty())
-                && !self.turn.captures_a_piece_never_read_leaving(record, plies)
-                && !open.iter().any(|l| &l.plies == plies)
-        })
-        .collect()
+        self.explanations_from(record, board)
+            .into_iter()
+            .filter(|plies| {
+                plies.iter().all(|m| (must_lift(m) & !seen).is_empty())
+                    && !self.turn.captures_a_piece_never_read_leaving(record, plies)
+                    && !open.iter().any(|l| &l.plies == plies)
+            })
+            .collect()
     }
 
     /// Lines of plies from the record (`base`) that explain `board`, the
@@ -1168,6 +1152,17 @@ impl Inference {
         open: &[Line],
     ) -> Vec<Vec<Move>> {
         let seen = self.seen_under(base, opened_board, board);
+        self.explanations_from(base, board)
+            .into_iter()
+            .filter(|plies| {
+                self.seen_making(base, plies, seen) && !open.iter().any(|l| &l.plies == plies)
+            })
+            .collect()
+    }
+
+    /// Lines of legal plies from `base` to `board`, as many as a jump may
+    /// hide, no piece roaming.
+    fn explanations_from(&self, base: &Chess, board: Bitboard) -> Vec<Vec<Move>> {
         missed::explanations(
             base,
             board,
@@ -1175,11 +1170,6 @@ impl Inference {
             self.config.max_missed_plies,
             missed::Roam::Never,
         )
-        .into_iter()
-        .filter(|plies| {
-            self.seen_making(base, plies, seen) && !open.iter().any(|l| &l.plies == plies)
-        })
-        .collect()
     }
 
     /// The press of `side` while lines are open (6.7): his hand is on the
