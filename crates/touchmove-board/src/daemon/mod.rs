@@ -545,6 +545,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         let options = options_of(&args)?;
         let demo = matches!(options.source, GameSource::Demo { .. });
         let control = options.token.is_some();
+        let stop = StopSignals::install()?;
         let running = start(options).await?;
         if demo {
             tracing::info!(
@@ -557,7 +558,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         if !control {
             tracing::info!("control endpoints disabled (no token; see --token-file)");
         }
-        wait_for_signal().await?;
+        stop.wait().await;
         tracing::info!("stopping");
         notify::stopping();
         running.stop().await
@@ -568,6 +569,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
 async fn run_setup(args: &RunArgs) -> anyhow::Result<()> {
     let path = args.config.as_deref().expect("clap requires --config");
     let config = config::load(path)?;
+    let stop = StopSignals::install()?;
     let running = setup::start(
         config.board.clone(),
         args.bind.unwrap_or(config.http.bind),
@@ -579,19 +581,35 @@ async fn run_setup(args: &RunArgs) -> anyhow::Result<()> {
         config.board.file.display(),
         running.addr
     );
-    wait_for_signal().await?;
+    stop.wait().await;
     tracing::info!("stopping");
     running.stop().await
 }
 
-async fn wait_for_signal() -> anyhow::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate())?;
-    tokio::select! {
-        r = tokio::signal::ctrl_c() => r?,
-        _ = term.recv() => {}
+/// SIGTERM and SIGINT, listened for from before the board starts: a stop
+/// asked while it starts (systemd, a test that saw it `online`) is a clean
+/// stop once it has started (`offline` published, the journal closed),
+/// not the signal's default kill.
+struct StopSignals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn install() -> anyhow::Result<StopSignals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(StopSignals {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+        })
     }
-    Ok(())
+
+    async fn wait(mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
+    }
 }
 
 #[cfg(test)]
