@@ -676,3 +676,39 @@ async fn the_broker_restarted_mid_game_the_hall_still_gets_every_event() {
     );
     running.stop().await.unwrap();
 }
+
+/// `touchmove hall` as a process, sent SIGTERM as soon as it says where it
+/// serves (systemd stopping a hall that is starting): a clean stop (exit
+/// status 0, the hall's own "stopping" logged), not the signal's default
+/// kill.
+#[test]
+fn a_hall_process_stopped_as_it_starts_stops_cleanly() {
+    let broker = broker();
+    let dir = temp_dir("hall-stop");
+    let password = write_password(&dir, "secret-h");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_touchmove"));
+    command
+        .args(["hall", "--broker", &broker.url(), "--hall", HALL])
+        .args(["--bind", "127.0.0.1:0", "--password-file"])
+        .arg(&password)
+        .stderr(Stdio::null());
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let lines = log.clone();
+    let (mut child, _) = process::spawn_serving(command, move |line| {
+        lines.lock().unwrap().push(line.to_owned());
+    });
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    let text = || log.lock().unwrap().join("\n");
+    assert!(exit.success(), "{exit}\n{}", text());
+    assert!(
+        wait_until(Duration::from_secs(5), || text()
+            .contains("stopping the hall")),
+        "{}",
+        text()
+    );
+}

@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use touchmove_board::config::{Secret, read_token};
+use touchmove_board::stop_signals::StopSignals;
 use touchmove_hall::lichess::LichessOptions;
 use touchmove_hall::{self as hall, HallOptions};
 
@@ -209,23 +210,14 @@ pub fn run(args: HallArgs) -> anyhow::Result<()> {
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async move {
+        // (Listened for before the hall starts: a stop asked while it
+        // starts is a clean stop.)
+        let stop = StopSignals::install()?;
         let running = hall::start(options).await?;
-        shutdown_signal().await;
+        stop.wait().await;
         tracing::info!("stopping the hall");
         running.stop().await
     })
-}
-
-async fn shutdown_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let Ok(mut term) = signal(SignalKind::terminate()) else {
-        let _ = tokio::signal::ctrl_c().await;
-        return;
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
 }
 
 fn init_logging() {

@@ -3,4 +3,5 @@
 pub mod config;
 pub mod daemon;
 pub mod outputs;
+pub mod stop_signals;
 pub mod time;

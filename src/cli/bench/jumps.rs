@@ -1,6 +1,7 @@
 //! `touchmove bench jumps`: moves the sensors did not read. Times the
 //! session concluding a jump of a few plies at random points of real games
-//! (the missed-move search and the hypotheses it opens), and the scan rate
+//! (the missed-move search and the hypotheses it opens), a second jump read
+//! while those lines are open (each line searched on), and the scan rate
 //! of a session that keeps lines open while play goes on, side by side
 //! with the same play and no open line.
 use std::path::PathBuf;
@@ -151,6 +152,8 @@ pub fn run(args: JumpBench) -> anyhow::Result<()> {
     let mut outcomes = Outcomes::default();
     // The jump that left the most lines open, for the scan-rate figure.
     let mut widest: Option<(usize, usize, usize)> = None;
+    // Jumps read while lines were open: (lines open, milliseconds).
+    let mut under_lines: Vec<(usize, f64)> = Vec::new();
     for _ in 0..args.jumps {
         let g = rng.random_range(0..games.len());
         let game = &games[g];
@@ -175,6 +178,17 @@ pub fn run(args: JumpBench) -> anyhow::Result<()> {
                 if widest.is_none_or(|(_, _, w)| n > w) {
                     widest = Some((g, at, n));
                 }
+                // A second jump while those lines are open: each line is
+                // searched on from its own position.
+                let until = at + 2 * args.plies;
+                if until <= game.moves.len() {
+                    let target = after(&start, &game.moves[..until]).board().occupied();
+                    let mut out = Vec::new();
+                    session.scan(t + 1001, &Scan::Occupancy(target), &mut out)?;
+                    let began = Instant::now();
+                    session.advance(t + 2001, &mut out);
+                    under_lines.push((n, began.elapsed().as_secs_f64() * 1000.0));
+                }
             }
             _ if session.game().ply() == at + args.plies => outcomes.adopted += 1,
             _ => outcomes.other += 1,
@@ -195,6 +209,27 @@ pub fn run(args: JumpBench) -> anyhow::Result<()> {
         percentile(&times_ms, 0.5),
         percentile(&times_ms, 0.99),
         times_ms.last().copied().unwrap_or(0.0)
+    );
+    let mut under_ms: Vec<f64> = under_lines.iter().map(|&(_, ms)| ms).collect();
+    under_ms.sort_by(f64::total_cmp);
+    let mut widths: Vec<f64> = under_lines.iter().map(|&(n, _)| n as f64).collect();
+    widths.sort_by(f64::total_cmp);
+    let widest_ms = under_lines
+        .iter()
+        .filter(|&&(n, _)| n as f64 == widths.last().copied().unwrap_or(0.0))
+        .map(|&(_, ms)| ms)
+        .fold(0.0, f64::max);
+    println!(
+        "a second jump of {} plies under the lines left open ({} jumps, {}-{} lines, median {}): p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms ({:.3} ms under the most lines)",
+        args.plies,
+        under_ms.len(),
+        widths.first().copied().unwrap_or(0.0),
+        widths.last().copied().unwrap_or(0.0),
+        percentile(&widths, 0.5),
+        percentile(&under_ms, 0.5),
+        percentile(&under_ms, 0.99),
+        under_ms.last().copied().unwrap_or(0.0),
+        widest_ms
     );
     let Some((g, at, width)) = widest else {
         println!("no jump left lines open: no scan-rate figure with open lines");

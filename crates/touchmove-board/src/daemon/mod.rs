@@ -38,6 +38,7 @@ use crate::outputs::control::Control;
 use crate::outputs::feed::Feed;
 use crate::outputs::http::{self, AppState};
 use crate::outputs::mqtt::publisher::{self, MqttHealth, Publisher};
+use crate::stop_signals::StopSignals;
 use game_loop::{GameLoop, GameSource, LoopConfig};
 use touchmove_core::clock::TimeControl;
 use touchmove_core::game::Profile;
@@ -584,32 +585,6 @@ async fn run_setup(args: &RunArgs) -> anyhow::Result<()> {
     stop.wait().await;
     tracing::info!("stopping");
     running.stop().await
-}
-
-/// SIGTERM and SIGINT, listened for from before the board starts: a stop
-/// asked while it starts (systemd, a test that saw it `online`) is a clean
-/// stop once it has started (`offline` published, the journal closed),
-/// not the signal's default kill.
-struct StopSignals {
-    term: tokio::signal::unix::Signal,
-    int: tokio::signal::unix::Signal,
-}
-
-impl StopSignals {
-    fn install() -> anyhow::Result<StopSignals> {
-        use tokio::signal::unix::{SignalKind, signal};
-        Ok(StopSignals {
-            term: signal(SignalKind::terminate())?,
-            int: signal(SignalKind::interrupt())?,
-        })
-    }
-
-    async fn wait(mut self) {
-        tokio::select! {
-            _ = self.term.recv() => {}
-            _ = self.int.recv() => {}
-        }
-    }
 }
 
 #[cfg(test)]

@@ -402,8 +402,9 @@ impl Inference {
         // Lines whose last ply ended the game.
         let mut ended: Vec<Line> = Vec::new();
         let judged = pending.lines.len();
-        // After a jump, lines with a hand at work after fewer plies.
-        let mut at_work: Vec<Line> = Vec::new();
+        // After a jump, lines that found no plies, with their position:
+        // searched for a hand at work only if no line is left (below).
+        let mut unexplained: Vec<(Line, Chess, usize)> = Vec::new();
         // (Kept as they were, in case the board only shows a piece
         // knocked under them.)
         let judged_lines = (read == JumpRead::No).then(|| pending.lines.clone());
@@ -415,7 +416,7 @@ impl Inference {
                 .iter()
                 .all(|m| (moving_from(m) & !left).is_empty())
         };
-        let saw_one = pending.lines.iter().any(board_saw);
+        let saw_one = read == JumpRead::No && pending.lines.iter().any(board_saw);
         for line in pending.lines {
             // A hand holding a piece when the sensors were read again sets
             // it down within moments, not after a think.
@@ -641,18 +642,9 @@ impl Inference {
                     missed::with_the_other_side_to_move(&pos, board, self.white, &found, plies);
                 found.extend(other_side);
             }
-            // After a jump, as for a jump read with no line open: fewer
-            // plies, the sensors read again while the next mover's hand
-            // held a piece (fast hands, 1.1); where it lands tells. (Only
-            // where the board leaves no line otherwise, below: never
-            // stuck.)
             if unseen && found.is_empty() {
-                for (more, read) in self.hands_at_work(t, &pos, board, &[], plies) {
-                    at_work.push(Line {
-                        hand_at_work: true,
-                        ..line.then_missed(&more, read)
-                    });
-                }
+                unexplained.push((line, pos, plies));
+                continue;
             }
             // The hands were seen: every piece these plies move was
             // lifted (a captured piece may have left its square quicker
@@ -669,7 +661,18 @@ impl Inference {
             }
         }
         if next.is_empty() {
-            next.append(&mut at_work);
+            // After a jump, as for a jump read with no line open: fewer
+            // plies, the sensors read again while the next mover's hand
+            // held a piece (fast hands, 1.1); where it lands tells. (Only
+            // where the board leaves no line otherwise: never stuck.)
+            for (line, pos, plies) in &unexplained {
+                for (more, read) in self.hands_at_work(t, pos, board, &[], *plies) {
+                    next.push(Line {
+                        hand_at_work: true,
+                        ..line.then_missed(&more, read)
+                    });
+                }
+            }
         }
         if read == JumpRead::No
             && extended == 0
