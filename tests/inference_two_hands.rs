@@ -2509,3 +2509,32 @@ fn a_capture_pushing_its_piece_off_as_the_lift_bounces_is_made_under_the_next_ha
     read_exactly(&out, &["d1e2", "c7c6", "d2e4"]);
     assert_eq!(support::completed_plies(&out.events), [1, 2, 3]);
 }
+
+#[test]
+fn a_jump_whose_first_reading_caught_a_piece_in_the_hand_is_read_when_it_lands() {
+    // `10...c6 11. a3 Ba5 12. b4` in one jump, and Black's bishop already
+    // lifted from a5 again in that first reading (a5 never read full):
+    // the reading is the jump's plies with a hand at work. It sets the
+    // bishop down on c7 130 ms later, before the reading settled: five
+    // plies from the record, one more than a jump may hide, the last one's
+    // landing read. Before, the board was `displaced` for the rest of the
+    // game (bullet hands, the sensors not read for 26 s).
+    let mut h = Hands::new(
+        Some("rnbq1rk1/pppp1ppp/4pn2/8/1bPP4/2N1P3/PP2NPPP/R1BQKB1R b KQ - 2 5"),
+        "fide-blitz",
+    );
+    h.wait(3040)
+        .read_again_then(&["a2", "b2", "c7"], &["a3", "c6"], 130);
+    play_readings(
+        &mut h,
+        "0 +c7 324 black 670 -e2 840 +g3 940 -d7 1050 +d6 1090 -d6 1190 +d5 1206 white \
+         1400 -c4 1450 -d5 1490 +d5 1535 black 1779 white",
+    );
+    let out = h.run();
+    read_exactly(
+        &out,
+        &[
+            "c7c6", "a2a3", "b4a5", "b2b4", "a5c7", "e2g3", "d7d5", "c4d5",
+        ],
+    );
+}

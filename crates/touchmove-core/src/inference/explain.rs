@@ -345,6 +345,11 @@ impl Inference {
             // Or fewer, the sensors read again while the next mover's hand
             // held a piece (fast hands, 1.1).
             at_work = self.hands_at_work(t, &pos, board, &lines, max_plies);
+            // Or the hand at work the jump's first reading caught then
+            // set its piece down: the plies, then its move (never stuck).
+            if lines.is_empty() && at_work.is_empty() {
+                lines = self.landed_after_the_jump(&pos, board, max_plies);
+            }
         }
         if resumed {
             // Read again after a restart: a move made while the daemon was
@@ -449,6 +454,26 @@ impl Inference {
             }
         }
         at_work
+    }
+
+    /// Lines of the plies of a jump and the move of the hand its first
+    /// reading caught at work (see [`missed::with_a_hand_landed`]), from
+    /// each raw reading of the jump kept.
+    fn landed_after_the_jump(
+        &self,
+        pos: &Chess,
+        board: Bitboard,
+        max_plies: usize,
+    ) -> Vec<Vec<Move>> {
+        let mut lines: Vec<Vec<Move>> = Vec::new();
+        for &raw in self.raw_jumps.iter().filter(|&&b| b != board) {
+            for line in missed::with_a_hand_landed(pos, raw, board, self.white, max_plies) {
+                if !lines.contains(&line) {
+                    lines.push(line);
+                }
+            }
+        }
+        lines
     }
 
     /// Never stuck: the board, after an alert, shows a position that a

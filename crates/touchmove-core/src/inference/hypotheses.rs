@@ -1155,12 +1155,21 @@ impl Inference {
         open: &[Line],
     ) -> Vec<Vec<Move>> {
         let seen = self.seen_under(base, opened_board, board);
-        self.explanations_from(base, board)
-            .into_iter()
-            .filter(|plies| {
-                self.seen_making(base, plies, seen) && !open.iter().any(|l| &l.plies == plies)
-            })
-            .collect()
+        // (Only pieces seen lifted move: the search stays small where the
+        // board is far from the record.)
+        missed::explanations_moving(
+            base,
+            board,
+            self.white,
+            self.config.max_missed_plies,
+            missed::Roam::Never,
+            seen,
+        )
+        .into_iter()
+        .filter(|plies| {
+            self.seen_making(base, plies, seen) && !open.iter().any(|l| &l.plies == plies)
+        })
+        .collect()
     }
 
     /// Lines of legal plies from `base` to `board`, as many as a jump may

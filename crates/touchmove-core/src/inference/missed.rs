@@ -40,6 +40,10 @@ const PROBATION_BUDGET: usize = 5_000;
 /// them visits (see [`with_a_hand_at_work`]).
 const HAND_AT_WORK_BUDGET: usize = 10_000;
 
+/// The most positions the search for a jump's plies with a hand landing
+/// after them visits (see [`with_a_hand_landed`]).
+const HAND_LANDED_BUDGET: usize = 25_000;
+
 /// Up to this many plies, pieces that do not stand on a changed square may
 /// move too (and come back later).
 const ROAM_DEPTH: usize = 4;
@@ -80,9 +84,23 @@ pub fn explanations(
     max_plies: usize,
     roam_rule: Roam,
 ) -> Vec<Vec<Move>> {
+    explanations_moving(pos, target, white, max_plies, roam_rule, Bitboard::FULL)
+}
+
+/// [`explanations`] by plies that move only pieces standing on `movable`
+/// when they move (the squares the hands were seen lifting from: the
+/// fewest plies the hands were seen making, searched without the others).
+pub fn explanations_moving(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    max_plies: usize,
+    roam_rule: Roam,
+    movable: Bitboard,
+) -> Vec<Vec<Move>> {
     // Every line at the fewest plies: lines reaching one position by other
     // plies (a transposition, a promotion whose piece was taken) are kept.
-    let Some(found) = at_fewest(pos, target, white, max_plies, roam_rule) else {
+    let Some(found) = at_fewest(pos, target, white, max_plies, roam_rule, movable) else {
         return Vec::new();
     };
     let mut lines: Vec<Vec<Move>> = found.into_iter().map(|(_, line)| line).collect();
@@ -97,8 +115,8 @@ pub fn explanations(
             white,
             fewest + 1,
             Roam::Never,
-            &mut nodes,
-            NODE_BUDGET,
+            movable,
+            (&mut nodes, NODE_BUDGET),
         );
         if nodes <= NODE_BUDGET {
             lines.extend(found.into_iter().map(|(_, line)| line));
@@ -232,6 +250,71 @@ pub fn with_a_hand_at_work(
     found
 }
 
+/// After a jump whose first reading (`raw`) caught a hand at work — a
+/// piece a ply of the jump set down, lifted again before the sensors were
+/// read, so that `raw` shows its square empty — and the hand then set it
+/// down (the only change from `raw` to `board`): the plies of the jump, up
+/// to `max_plies`, reaching `raw` with that piece still on its square,
+/// then the hand's move, whose landing was read and whose lift was not.
+/// Where the piece stood, only the squares it may have come from tell
+/// (empty in `raw`, a queen's or a knight's step from where it landed);
+/// the fewest plies win. Bounded by its own node budget; run only where
+/// nothing else explains the board.
+pub fn with_a_hand_landed(
+    pos: &Chess,
+    raw: Bitboard,
+    board: Bitboard,
+    white: Option<Bitboard>,
+    max_plies: usize,
+) -> Vec<Vec<Move>> {
+    let landed = board & !raw;
+    if (raw & !board).any() || landed.count() != 1 {
+        return Vec::new();
+    }
+    let Some(to) = landed.first() else {
+        return Vec::new();
+    };
+    let from_squares =
+        (shakmaty::attacks::queen_attacks(to, raw) | shakmaty::attacks::knight_attacks(to)) & !raw;
+    let mut nodes = 0;
+    let mut found: Vec<Vec<Move>> = Vec::new();
+    for depth in 1..=max_plies {
+        for from in from_squares {
+            let budget = (&mut nodes, HAND_LANDED_BUDGET);
+            let Some(lines) =
+                new_lines_at(pos, raw.with(from), None, depth, Roam::Never, budget, &[])
+            else {
+                return found;
+            };
+            for line in lines {
+                let mut end = pos.clone();
+                for m in &line {
+                    end.play_unchecked(*m);
+                }
+                for m in end.legal_moves() {
+                    if m.from() == Some(from)
+                        && !m.is_castle()
+                        && occupancy_after(&end, &m) == board
+                        && white.is_none_or(|w| {
+                            let mut after = end.clone();
+                            after.play_unchecked(m);
+                            after.board().white() == w
+                        })
+                    {
+                        let mut more = line.clone();
+                        more.push(m);
+                        found.push(more);
+                    }
+                }
+            }
+        }
+        if !found.is_empty() {
+            break;
+        }
+    }
+    found
+}
+
 /// The lines of exactly `depth` plies reaching `target` that are not
 /// among `known`, counting the positions visited into `nodes`; `None`
 /// once the search went past `budget` (not explained is the safe answer).
@@ -244,7 +327,15 @@ fn new_lines_at(
     (nodes, budget): (&mut usize, usize),
     known: &[Vec<Move>],
 ) -> Option<Vec<Vec<Move>>> {
-    let found = at_depth(pos, target, white, depth, roam_rule, nodes, budget);
+    let found = at_depth(
+        pos,
+        target,
+        white,
+        depth,
+        roam_rule,
+        Bitboard::FULL,
+        (&mut *nodes, budget),
+    );
     if *nodes > budget {
         return None;
     }
@@ -265,8 +356,8 @@ pub fn search_with(
     max_plies: usize,
     roam_rule: Roam,
 ) -> Explanation {
-    let Some(mut found) =
-        at_fewest(pos, target, white, max_plies, roam_rule).filter(|f| !f.is_empty())
+    let Some(mut found) = at_fewest(pos, target, white, max_plies, roam_rule, Bitboard::FULL)
+        .filter(|f| !f.is_empty())
     else {
         return Explanation::None;
     };
@@ -291,6 +382,7 @@ fn at_fewest(
     white: Option<Bitboard>,
     max_plies: usize,
     roam_rule: Roam,
+    movable: Bitboard,
 ) -> Option<Vec<(PositionKey, Vec<Move>)>> {
     let mut nodes = 0;
     for depth in 1..=max_plies {
@@ -300,8 +392,8 @@ fn at_fewest(
             white,
             depth,
             roam_rule,
-            &mut nodes,
-            NODE_BUDGET,
+            movable,
+            (&mut nodes, NODE_BUDGET),
         );
         if nodes > NODE_BUDGET {
             return None;
@@ -314,15 +406,16 @@ fn at_fewest(
 }
 
 /// Every run of exactly `depth` plies reaching `target` (up to the
-/// solution cap), counting the positions visited into `nodes`.
+/// solution cap), each moving only pieces on `movable`, counting the
+/// positions visited into `nodes`.
 fn at_depth(
     pos: &Chess,
     target: Bitboard,
     white: Option<Bitboard>,
     depth: usize,
     roam_rule: Roam,
-    nodes: &mut usize,
-    budget: usize,
+    movable: Bitboard,
+    (nodes, budget): (&mut usize, usize),
 ) -> Vec<(PositionKey, Vec<Move>)> {
     let mut found = Vec::new();
     // A piece may step away and come back (a tempo move) only in short
@@ -333,7 +426,7 @@ fn at_depth(
         target,
         white,
         depth,
-        roam,
+        (roam, movable),
         Bitboard::EMPTY,
         &mut Vec::with_capacity(depth),
         &mut found,
@@ -348,7 +441,7 @@ fn dfs(
     target: Bitboard,
     white: Option<Bitboard>,
     remaining: usize,
-    roam: bool,
+    (roam, movable): (bool, Bitboard),
     entered: Bitboard,
     path: &mut Vec<Move>,
     found: &mut Vec<(PositionKey, Vec<Move>)>,
@@ -370,6 +463,9 @@ fn dfs(
     }
     let diff = occ ^ target;
     for m in pos.legal_moves() {
+        if (moving_from(&m) & !movable).any() {
+            continue;
+        }
         // Guided: a piece leaves a square that must change, or moves again,
         // or reaches a square that must be filled (its own square may be
         // taken by another piece later).
@@ -393,7 +489,7 @@ fn dfs(
             target,
             white,
             remaining - 1,
-            roam,
+            (roam, movable),
             entered | arrived,
             path,
             found,
@@ -484,6 +580,61 @@ mod tests {
         );
         assert!(lines.iter().all(|l| l.len() >= 3));
         assert!(!target.contains(Square::D4), "the pawn taken on d4 is gone");
+    }
+
+    /// Only pieces standing on `movable` move: the knight's tempo line is
+    /// searched only when its squares are among them.
+    #[test]
+    fn lines_moving_only_the_pieces_on_the_squares_given() {
+        let pos = Chess::default();
+        let target = occupancy_after_line(&pos, &["e2e4", "e7e5", "g1f3", "b8c6"]);
+        let pawns = Bitboard::from(Square::E2) | Bitboard::from(Square::E7);
+        let knights = Bitboard::from(Square::G1) | Bitboard::from(Square::B8);
+        let moving = |movable| {
+            explanations_moving(&pos, target, None, 4, Roam::Never, movable)
+                .iter()
+                .map(|l| uci(l))
+                .collect::<Vec<_>>()
+        };
+        assert!(moving(pawns).is_empty());
+        assert!(moving(knights).is_empty());
+        let both = moving(pawns | knights);
+        assert!(!both.is_empty());
+        assert_eq!(
+            both,
+            explanations(&pos, target, None, 4, Roam::Never)
+                .iter()
+                .map(|l| uci(l))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    /// `...c6 a3 Ba5 b4` read with the bishop already lifted from a5, then
+    /// set down on c7: the four plies, then the bishop's move.
+    #[test]
+    fn a_jump_read_with_a_piece_in_the_hand_then_its_landing() {
+        let pos = position("rnbq1rk1/pppp1ppp/4pn2/8/1bPP4/2N1P3/PP2NPPP/R1BQKB1R b KQ - 2 5");
+        let jump = ["c7c6", "a2a3", "b4a5", "b2b4"];
+        let raw = occupancy_after_line(&pos, &jump).without(Square::A5);
+        let board = raw.with(Square::C7);
+        // No four plies explain the board (five are needed).
+        assert!(explanations(&pos, board, None, 4, Roam::Short).is_empty());
+        let lines: Vec<Vec<String>> = with_a_hand_landed(&pos, raw, board, None, 4)
+            .iter()
+            .map(|l| uci(l))
+            .collect();
+        assert!(
+            lines.contains(
+                &["c7c6", "a2a3", "b4a5", "b2b4", "a5c7"]
+                    .map(String::from)
+                    .to_vec()
+            ),
+            "{lines:?}"
+        );
+        assert!(lines.iter().all(|l| l.len() == 5 && l[4].ends_with("c7")));
+        // A lift since the raw reading, or two landings: not this hand.
+        assert!(with_a_hand_landed(&pos, raw, board.without(Square::A3), None, 4).is_empty());
+        assert!(with_a_hand_landed(&pos, raw, board.with(Square::H6), None, 4).is_empty());
     }
 
     /// Four plies with the king out and back (`Nf6+ Kf8 Nh7+ Kg8`) leave
