@@ -2538,3 +2538,38 @@ fn a_jump_whose_first_reading_caught_a_piece_in_the_hand_is_read_when_it_lands()
         ],
     );
 }
+
+#[test]
+fn a_capture_read_as_a_lift_under_open_lines_is_read_at_the_replys_press() {
+    // `5...c5 6. c4 Nc6 7. Nf3` in one jump (or `...Na6 ...Nc5`, `...Nd7
+    // ...Nc5`: lines open), `7...cxd4` seen, then `8. Nxd4` read only as
+    // the knight lifted from f3 (d4 never read empty: a capture quicker
+    // than a scan) and White's press missed; Black's `8...dxc4` in view
+    // and his press. The lines waited for a hand at work over the whole
+    // exchange (`9. Nxc6 Qxd1+ 10. Kxd1 bxc6 11. Bxc4 Bf5`), until no
+    // line explained the board: a completed illegal move (7.5) and the
+    // record stopped at move 5 for the game. Black's press completes a
+    // move of his (6.7): under the lines White's capture came first.
+    let mut h = Hands::new(
+        Some("rnbqkbnr/pp2pppp/2p5/3pP3/3P4/8/PPP2PPP/RNBQKBNR b KQkq - 0 3"),
+        "fide-blitz",
+    );
+    h.wait(3000)
+        .read_again_then(&["g1", "c2", "b8"], &["f3", "c4", "c5"], 0);
+    play_readings(
+        &mut h,
+        "590 -d4 610 -c5 860 +d4 880 -d4 920 +d4 1047 black 7410 -f3 8890 -d5 8930 -c4 \
+         8980 +c4 9050 black 9210 -d4 9260 -c6 9300 +c6 9420 -d1 9452 white 9470 -d8 \
+         9760 +d1 9834 black 9860 -e1 10020 -d1 10050 +d1 10180 -b7 10307 white \
+         10460 -c6 10480 +c6 10802 black 11790 -c4 11830 -f1 12010 +c4 12180 -c8 \
+         12210 +d7 12270 -d7 12290 +e6 12310 -e6 12350 white 12360 +f5 12455 black",
+    );
+    let out = h.run();
+    read_exactly(
+        &out,
+        &[
+            "c6c5", "c2c4", "b8c6", "g1f3", "c5d4", "f3d4", "d5c4", "d4c6", "d8d1", "e1d1", "b7c6",
+            "f1c4", "c8f5",
+        ],
+    );
+}

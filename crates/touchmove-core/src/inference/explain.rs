@@ -702,7 +702,7 @@ impl Inference {
     /// the next ply's piece left its square (a piece put there before is
     /// no piece of that ply; one put there after is the next ply's: a
     /// player moves only once the opponent's move is made, 1.1, 4.6).
-    fn made_in_order(&self, pos: &Chess, plies: &[Move]) -> bool {
+    pub(super) fn made_in_order(&self, pos: &Chess, plies: &[Move]) -> bool {
         let lifted_from = |m: &Move| m.from().unwrap_or(m.to());
         let mut lifts = Vec::with_capacity(plies.len());
         for m in plies {

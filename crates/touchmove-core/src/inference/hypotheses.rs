@@ -1213,6 +1213,13 @@ impl Inference {
                     && line.seen_last
                     && !line.unseen_last
                     && pressed_before.is_none_or(|p| p < line.since);
+                if pos.turn() != side && !pos.is_game_over() && pos.board().occupied() != board {
+                    let lifted = self.seen_under(&pos, pending.opened_board, board);
+                    for plies in self.played_on_at_press(&pos, line.since, board, lifted) {
+                        next.push(line.then_missed(&plies, t));
+                        extended += 1;
+                    }
+                }
                 next.push(line.clone());
                 continue;
             }
@@ -1273,6 +1280,45 @@ impl Inference {
             },
         );
         true
+    }
+
+    /// At the press of the player who has not the move under a line
+    /// (whose position is `pos`, its last ply read at `since`): a press
+    /// completes a move of the presser
+    /// (6.7), so the opponent's ply came first. His piece was seen lifted
+    /// and its square stayed empty: it took a piece whose square never
+    /// read empty (a capture quicker than a scan, the line waiting for a hand
+    /// at work since). Then the presser's ply, made in view after it (its
+    /// pieces lifted, a piece it takes taken off, its piece set down, 4.6).
+    /// The two plies explain the board in full; the line itself stays
+    /// beside them (the next moves tell).
+    fn played_on_at_press(
+        &self,
+        pos: &Chess,
+        since: Millis,
+        board: Bitboard,
+        lifted: Bitboard,
+    ) -> Vec<Vec<Move>> {
+        missed::explanations_moving(pos, board, self.white, 2, missed::Roam::Never, lifted)
+            .into_iter()
+            .filter(|plies| {
+                let [first, last] = plies.as_slice() else {
+                    return false;
+                };
+                let after_first = play_line(pos, &plies[..1]);
+                // (Its piece gone from its square, nothing set down there
+                // since; the piece it took never read leaving.)
+                first.is_capture()
+                    && (moving_from(first) & board).is_empty()
+                    && !self.turn.removals.iter().any(|&(u, sq)| {
+                        u > since && (must_lift(first) & !moving_from(first)).contains(sq)
+                    })
+                    && (must_lift(last) & !lifted).is_empty()
+                    && self.turn.lifted_in_order(plies)
+                    && !self.turn.captures_a_piece_never_read_leaving(pos, plies)
+                    && self.made_in_order(&after_first, std::slice::from_ref(last))
+            })
+            .collect()
     }
 
     /// The press under `line` (whose position is `pos`, the presser to
