@@ -2573,3 +2573,60 @@ fn a_capture_read_as_a_lift_under_open_lines_is_read_at_the_replys_press() {
         ],
     );
 }
+
+#[test]
+fn a_capture_read_as_a_lift_then_recaptured_under_open_lines_is_read_at_the_press() {
+    // `4...c5 5. Nd2 Nxd2` in one jump (lines open, some with `Nc3`), then
+    // `12...cxd4` read only as the pawn gone from c5 (d4 never read empty)
+    // with Black's press missed, and `13. exd4` in view: White's hand takes
+    // Black's pawn off d4 and sets his own there, and presses. The piece
+    // taken off d4 is the recapture's, not a sign that `...cxd4` was seen.
+    // Before, the lines waited for a hand at work until `13...Bf5` and
+    // then none explained the board: a completed illegal move (7.5) and
+    // the record stopped at move 4 for the game.
+    let mut h = Hands::new(
+        Some("rnbqkb1r/ppp1pppp/8/3p4/3PnB2/4P3/PPP2PPP/RN1QKBNR b KQkq - 2 4"),
+        "fide-blitz",
+    );
+    h.wait(3000)
+        .read_again_then(&["b1", "e4", "c7"], &["d2", "c5"], 0);
+    play_readings(
+        &mut h,
+        "910 -d1 970 -d2 1020 +d2 1130 -b8 1240 white 1400 +c6 1728 black 2240 -g1 \
+         2370 +f3 2560 -d8 2582 white 2620 +c7 2650 -c7 2720 +b6 2970 -c2 3088 black \
+         3270 +c3 3314 white 9340 -c5 10090 -d4 10120 -e3 10270 +d4 10604 white \
+         10640 -c8 10680 +d7 10710 -d7 10730 +e6 10780 -e6 10820 +f5 10920 -f1 \
+         11016 black 11020 +e2 11080 -e2 11190 +d3 11380 -d3 11420 -f5 11442 white \
+         11700 +d3",
+    );
+    let out = h.run();
+    read_exactly(
+        &out,
+        &[
+            "c7c5", "b1d2", "e4d2", "d1d2", "b8c6", "g1f3", "d8b6", "c2c3", "c5d4", "e3d4", "c8f5",
+            "f1d3", "f5d3",
+        ],
+    );
+}
+
+#[test]
+fn a_move_the_presser_made_in_view_outweighs_a_capture_nobody_saw_before_it() {
+    // `18...Nxe5 19. dxe5 Bxc5` (bullet, read every 20 ms): the knight's
+    // capture read only as d7 lifted (e5 never read empty), so `...Nxc5`
+    // explains the board as well; White's pawn lifted from d4 before
+    // Black's press. At Black's press after `...Bxc5`, `...Nxc5 dxc5
+    // Bxc5` (White's capture nobody saw, then Black's in view) leaves the
+    // same squares, but under `...Nxe5` the hands were seen making every
+    // ply since, Black's last: the unseen capture is no line of its own.
+    let out = read_readings(
+        "3rrbk1/ppqn1ppp/2p5/2P1N3/P2P2Q1/4P3/1B3PPP/R3R1K1 b - - 0 18",
+        "fide-blitz",
+        "147 -d7 467 -d4 639 black 747 -e5 787 +e5 927 -f8 987 -c5 1027 +c5 1143 white \
+         1229 black 1247 -e1 1427 +d1 1600 white 1627 -c7 1887 +b6 2256 black 2427 -b2 \
+         2627 +c3 2787 -b6 2907 +b3 2954 white 2967 -b3 2987 +b3",
+    );
+    read_exactly(
+        &out,
+        &["d7e5", "d4e5", "f8c5", "e1d1", "c7b6", "b2c3", "b6b3"],
+    );
+}

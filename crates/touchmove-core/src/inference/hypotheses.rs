@@ -1206,6 +1206,12 @@ impl Inference {
         // whether a line holds a move of this turn the hands made in view.
         let mut unseen: Vec<usize> = Vec::new();
         let mut seen = false;
+        // Lines read from the opponent's capture nobody saw and the
+        // presser's move (see [`Self::played_on_at_press`]), and whether a
+        // line holds a move of the presser's made in view since his last
+        // press, which outweighs them.
+        let mut played_on: Vec<Line> = Vec::new();
+        let mut presser_seen = false;
         for line in &pending.lines {
             let pos = play_line(&base, &line.plies);
             if pos.turn() != side || pos.is_game_over() || pos.board().occupied() == board {
@@ -1213,11 +1219,20 @@ impl Inference {
                     && line.seen_last
                     && !line.unseen_last
                     && pressed_before.is_none_or(|p| p < line.since);
+                // (His move of this turn set down in view under this line:
+                // it needs no capture nobody saw.)
+                presser_seen |= pos.turn() != side
+                    && line.seen_last
+                    && !line.unseen_last
+                    && line.plies.last().is_some_and(|m| {
+                        self.turn
+                            .set_down_at(m.to())
+                            .is_some_and(|at| pressed_before.is_none_or(|p| at > p))
+                    });
                 if pos.turn() != side && !pos.is_game_over() && pos.board().occupied() != board {
                     let lifted = self.seen_under(&pos, pending.opened_board, board);
                     for plies in self.played_on_at_press(&pos, line.since, board, lifted) {
-                        next.push(line.then_missed(&plies, t));
-                        extended += 1;
+                        played_on.push(line.then_missed(&plies, t));
                     }
                 }
                 next.push(line.clone());
@@ -1256,6 +1271,10 @@ impl Inference {
                 next.push(then);
                 extended += 1;
             }
+        }
+        if !presser_seen {
+            extended += played_on.len();
+            next.append(&mut played_on);
         }
         if extended == 0 {
             self.pending = Some(pending);
@@ -1307,12 +1326,20 @@ impl Inference {
                 };
                 let after_first = play_line(pos, &plies[..1]);
                 // (Its piece gone from its square, nothing set down there
-                // since; the piece it took never read leaving.)
+                // since; the piece it took never read leaving before the
+                // presser's hands began: a piece taken off there since is
+                // his capture's.)
+                let removed = |squares: Bitboard| {
+                    self.turn
+                        .removals
+                        .iter()
+                        .filter(move |&&(u, sq)| u > since && squares.contains(sq))
+                        .map(|&(u, _)| u)
+                };
+                let began = removed(must_lift(last)).min().unwrap_or(Millis::MAX);
                 first.is_capture()
                     && (moving_from(first) & board).is_empty()
-                    && !self.turn.removals.iter().any(|&(u, sq)| {
-                        u > since && (must_lift(first) & !moving_from(first)).contains(sq)
-                    })
+                    && !removed(must_lift(first) & !moving_from(first)).any(|u| u < began)
                     && (must_lift(last) & !lifted).is_empty()
                     && self.turn.lifted_in_order(plies)
                     && !self.turn.captures_a_piece_never_read_leaving(pos, plies)
