@@ -2630,3 +2630,39 @@ fn a_move_the_presser_made_in_view_outweighs_a_capture_nobody_saw_before_it() {
         &["d7e5", "d4e5", "f8c5", "e1d1", "c7b6", "b2c3", "b6b3"],
     );
 }
+
+#[test]
+fn a_capture_read_as_a_lift_deeper_under_the_lines_may_be_a_piece_in_the_hand() {
+    // `4. g3 O-O 5. Bg2` in one jump (lines open: `...Rg8 ...Kf8` as
+    // well), then `6...c5 7. dxc5` with `7. dxc5` read only as the pawn
+    // gone from d4 (c5 never read empty) and White's press missed, `7...
+    // dxc5 8. Be3` in view, and Black's queen lifted from d8 150 ms before
+    // the board settled. No line explained the board within a settle's
+    // plies; as deep as a jump hides, only `...Qxd1` did (the queen's
+    // capture read as a lift), and when the queen landed on a5 a moment
+    // later every line was dropped: a completed illegal move (7.5) and the
+    // record stopped at move 4 for the game. The plies before the queen's
+    // stand beside, her still in the hand; where she lands tells.
+    let mut h = Hands::new(
+        Some("rnbqk2r/ppppppbp/5np1/8/2PP4/5N2/PP2PPPP/RNBQKB1R w KQkq - 2 4"),
+        "fide-blitz",
+    );
+    h.wait(3000)
+        .read_again_then(&["f1", "e8", "h8"], &["g3", "f8", "g8"], 0);
+    play_readings(
+        &mut h,
+        "1010 -d7 1190 +d6 1312 black 1390 -b1 1540 +c3 1590 -c3 1610 +c3 1666 white \
+         1740 -c7 1970 +c5 2168 black 9660 -d4 9770 -d6 9810 -c5 9850 +c5 9890 black \
+         10080 -c1 10360 +e3 10459 white 10510 -d8 10680 +a5 10761 black 10840 -d1 \
+         10900 +c2 10940 -c2 10990 +b3 11000 -b3 11080 +a4 11207 white 11290 -a5 \
+         11530 +b6 11770 -a4 11871 black",
+    );
+    let out = h.run();
+    read_exactly(
+        &out,
+        &[
+            "g2g3", "e8g8", "f1g2", "d7d6", "b1c3", "c7c5", "d4c5", "d6c5", "c1e3", "d8a5", "d1a4",
+            "a5b6",
+        ],
+    );
+}

@@ -906,6 +906,24 @@ impl Inference {
             for more in found {
                 if more.len() > EXTEND_PLIES && self.seen_making(&pos, &more, seen) {
                     deeper.push(line.then_missed(&more, t));
+                    // A last ply read only as its piece lifted (a capture
+                    // whose captured piece never read leaving) may as well
+                    // be that piece still in the hand, away from a press:
+                    // the plies before it stand beside, with a hand at
+                    // work; where the piece lands tells.
+                    if let Some((last, before)) = more.split_last()
+                        && !self.pressing
+                        && captured_square(last).is_some_and(|c| !seen.contains(c))
+                        && explain::in_progress_at(&play_line(&pos, before), board)
+                    {
+                        let waiting = Line {
+                            hand_at_work: true,
+                            ..line.then_missed(before, t)
+                        };
+                        if !deeper.iter().any(|l| l.plies == waiting.plies) {
+                            deeper.push(waiting);
+                        }
+                    }
                 }
             }
         }
