@@ -2060,6 +2060,43 @@ mod found {
         ];
         check(Profile::FideStandard, true, &actions, &[228]).unwrap();
     }
+
+    #[test]
+    fn a_move_read_as_a_knock_under_lines_stands_beside_them_when_the_record_explains_it() {
+        // Lines open on a queen read set down on d3 and lifted again; the
+        // board then set in one scan to Qxb7 (the queen taken on from d3,
+        // the pawn's square never read empty), ...h6 and Qb5 played. The
+        // lines read b7-b5 as a black pawn knocked (7.3) and waited for it
+        // for good; legal play from the record (Qxb7 h6 Qb5) now stands
+        // beside them.
+        let actions = [
+            Garbage(65536),
+            Legal(227),
+            Legal(0),
+            Legal(145),
+            Legal(149),
+            Legal(25),
+            Legal(94),
+            Legal(221),
+            Legal(129),
+            Legal(142),
+            Toggle(21),
+            Legal(178),
+            Legal(6),
+            Legal(14),
+            Toggle(21),
+            Legal(202),
+            Garbage(134),
+            Legal(188),
+            Toggle(22),
+            Toggle(0),
+            Toggle(0),
+            Toggle(0),
+            Legal(156),
+            Legal(211),
+        ];
+        check(Profile::FideStandard, true, &actions, &[132]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -754,6 +754,7 @@ impl Inference {
             // one no line explains, the lines may have been wrong, and the
             // record is searched afresh.)
             if let Some(lines) = &judged_lines {
+                let knocked_before = self.knocked_under_lines.is_some_and(|k| k.board == board);
                 let knocked = match self.knocked_under_lines {
                     Some(k) if k.board == board => Some(k),
                     Some(_) => None,
@@ -767,6 +768,38 @@ impl Inference {
                             alerted: false,
                         }),
                 };
+                // Never stuck, and no false alert: legal play from the
+                // record may explain the board better than a knock does,
+                // in fewer plies than any line (the lines misread the
+                // jump that opened them, a piece set down on its way).
+                // Those plies stand beside the lines, which wait for the
+                // piece to be set back, and nothing is reported displaced
+                // (7.3) while they do; the next move tells. (Not plies as
+                // many as the lines': a piece of the side not on move
+                // pushed aside under a short line is a knock, and plies
+                // from the record reaching it are a long way round.)
+                let fewest = lines.iter().map(|l| l.plies.len()).min().unwrap_or(0);
+                let fresh: Vec<Vec<Move>> = if knocked.is_some() && !knocked_before {
+                    self.explanations_from(&base, board)
+                        .into_iter()
+                        .filter(|plies| plies.len() < fewest)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                if !fresh.is_empty() {
+                    let mut next = lines.clone();
+                    next.extend(fresh.into_iter().map(|plies| Line::missed(plies, t)));
+                    self.knocked_under_lines = None;
+                    self.settle_lines(
+                        t,
+                        Pending {
+                            lines: next,
+                            ..pending
+                        },
+                    );
+                    return true;
+                }
                 if let Some(mut k) = knocked {
                     let due = k.since.saturating_add(KNOCK_CONFIRM_MS);
                     if !k.alerted && t >= due {
