@@ -2666,3 +2666,27 @@ fn a_capture_read_as_a_lift_deeper_under_the_lines_may_be_a_piece_in_the_hand() 
         ],
     );
 }
+
+#[test]
+fn a_board_settled_with_a_piece_next_to_its_own_square_is_no_slide_under_lines() {
+    // 27. Qxc6+ with the black queen taken off c6 first and White's queen
+    // in the air for 400 ms: the board settled with two pieces gone, and
+    // captures nobody saw (`Qc2 ...Qxf6 Qxc4`) stood beside the hand at
+    // work. When the queen landed on c6, those lines were kept as a slide
+    // in progress (the bishop from b7, next door, its magnet closing c6
+    // before it opens b7) although b7 never opened in the settle; `...Nxc6
+    // Nxc4` extended them too, and the record stopped for the rest of the
+    // game. A settled board is no slide's overlap.
+    let mut h = Hands::new(
+        Some("3r3r/pk3p2/2q2P2/2b3B1/1ppnQ2P/6P1/1N3P2/R4RK1 w - - 2 27"),
+        "fide-blitz",
+    );
+    h.wait(3000);
+    play_readings(
+        &mut h,
+        "500 -c6 820 -e4 820 +d5 890 -d5 1060 +c6 1542 white 2830 -c6 3070 -d4 \
+         3270 +c6 3469 black 4030 -b2 4330 -c4 4390 +c4 4919 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["e4c6", "d4c6", "b2c4"]);
+}

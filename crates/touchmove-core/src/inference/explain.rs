@@ -980,7 +980,19 @@ pub(super) fn in_progress_at_press(pos: &Chess, board: Bitboard) -> bool {
     in_progress_with(pos, board, true)
 }
 
+/// [`in_progress_at`], on a board settled under open lines: a piece set
+/// down on a square next to its own, its own still read occupied, is no
+/// slide in progress (the overlap of a slide's two squares lasts a few
+/// milliseconds, not a settle).
+pub(super) fn in_progress_settled(pos: &Chess, board: Bitboard) -> bool {
+    in_progress_left(pos, board, false, false)
+}
+
 fn in_progress_with(pos: &Chess, board: Bitboard, sliding: bool) -> bool {
+    in_progress_left(pos, board, sliding, true)
+}
+
+fn in_progress_left(pos: &Chess, board: Bitboard, sliding: bool, next_door: bool) -> bool {
     let expected = pos.board().occupied();
     let missing = expected & !board;
     let extra = board & !expected;
@@ -998,8 +1010,10 @@ fn in_progress_with(pos: &Chess, board: Bitboard, sliding: bool) -> bool {
         // is sliding from next door (its magnet closes the new square a
         // moment before it opens its own).
         let left = (moving_from(m) & !board).any()
-            || m.from()
-                .is_some_and(|from| (extra & !shakmaty::attacks::king_attacks(from)).is_empty());
+            || next_door
+                && m.from().is_some_and(|from| {
+                    (extra & !shakmaty::attacks::king_attacks(from)).is_empty()
+                });
         let on_the_way = m
             .from()
             .filter(|from| sliding && !board.contains(*from))

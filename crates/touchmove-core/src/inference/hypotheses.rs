@@ -573,7 +573,7 @@ impl Inference {
             let in_progress = if self.pressing {
                 explain::in_progress_at_press(&pos, board)
             } else {
-                explain::in_progress_at(&pos, board)
+                explain::in_progress_settled(&pos, board)
             };
             if !unread_jump && (only_missing || in_progress) {
                 // Read in one jumped scan, the pieces gone may as well be
