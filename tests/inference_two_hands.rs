@@ -2690,3 +2690,50 @@ fn a_board_settled_with_a_piece_next_to_its_own_square_is_no_slide_under_lines()
     let out = h.run();
     read_exactly(&out, &["e4c6", "d4c6", "b2c4"]);
 }
+
+#[test]
+fn an_illegal_move_under_open_lines_is_reported_and_the_lines_wait_for_it_to_be_set_back() {
+    // `3...Nc6 4. Bb5` in one jump (lines open: `4. Ba6 b5 5. Bxb7` reaches
+    // the same board), four moves on, then White sets his d-pawn down on
+    // b1 (7.5, not completed), puts it back and plays `d3`. Every line was
+    // dropped at the illegal move, which was then read against the record
+    // seven plies behind: the board was reported displaced for the rest of
+    // the game. The lines now wait for the pawn to be set back, the
+    // illegal move reported under them.
+    let mut h = Hands::new(
+        Some("rnbqkbnr/pp2pppp/3p4/2p5/4PP2/2N5/PPPP2PP/R1BQKBNR b KQkq - 0 3"),
+        "casual",
+    );
+    h.wait(3000)
+        .read_again_then(&["b8", "f1"], &["c6", "b5"], 0);
+    play_readings(
+        &mut h,
+        "2000 -c8 3300 +d7 5000 -g1 5900 +f3 7000 -g7 8600 +g6 10000 -e1 10300 -h1 \
+         11300 +f1 11700 +g1 13000 -f8 14000 +g7 16000 -d2 17300 +b1 20300 -b1 \
+         21800 +d2 22000 -d2 22600 +d3 24000 -c6 25500 +d4",
+    );
+    let out = h.run();
+    assert_eq!(
+        played_uci(&out.session),
+        [
+            "b8c6", "f1b5", "c8d7", "g1f3", "g7g6", "e1g1", "f8g7", "d2d3", "c6d4"
+        ],
+        "{:?}",
+        kinds(&out.events)
+    );
+    let alerts: Vec<String> = alerts(&out.events).iter().map(|e| e.to_json()).collect();
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert!(
+        alerts[0].contains(r#""type":"illegal_move""#)
+            && alerts[0].contains(r#""from":"d2","to":"b1""#)
+            && alerts[0].contains(r#""completed":false"#),
+        "{alerts:?}"
+    );
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(e.kind, touchmove_core::events::EventKind::Restored { .. })),
+        "{:?}",
+        kinds(&out.events)
+    );
+}

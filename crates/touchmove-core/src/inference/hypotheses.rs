@@ -38,7 +38,9 @@ pub(super) enum JumpRead {
 const KNOCK_CONFIRM_MS: Millis = 400;
 
 /// A piece of the side not on move knocked onto an empty square while
-/// lines were open (7.3): see [`Inference::knocked_under`].
+/// lines were open (7.3), or one of the side on move set down where no
+/// legal move takes it (an illegal move, not completed, 7.5): see
+/// [`Inference::knocked_under`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Knocked {
     /// The occupancy of the line's position it was knocked from.
@@ -49,8 +51,12 @@ pub(super) struct Knocked {
     since: Millis,
     /// The square it left and the one it stands on, in order.
     squares: (Square, Square),
-    /// Whether `displaced` was reported (and `restored` is owed).
+    /// Whether `displaced` or `illegal_move` was reported (and
+    /// `restored` is owed).
     alerted: bool,
+    /// The square the side on move's piece left and the one it was set
+    /// down on: an illegal move, not a knock.
+    illegal: Option<(Square, Square)>,
 }
 
 /// Plies a jump of the board (no hand read) may add to a line.
@@ -758,15 +764,7 @@ impl Inference {
                 let knocked = match self.knocked_under_lines {
                     Some(k) if k.board == board => Some(k),
                     Some(_) => None,
-                    None => self
-                        .knocked_under(&base, board, lines)
-                        .map(|(pos, squares)| Knocked {
-                            line_board: pos.board().occupied(),
-                            board,
-                            since: t,
-                            squares: (squares[0], squares[1]),
-                            alerted: false,
-                        }),
+                    None => self.knocked_under(t, &base, board, lines),
                 };
                 // Never stuck, and no false alert: legal play from the
                 // record may explain the board better than a knock does,
@@ -801,17 +799,37 @@ impl Inference {
                     return true;
                 }
                 if let Some(mut k) = knocked {
-                    let due = k.since.saturating_add(KNOCK_CONFIRM_MS);
+                    // (An illegal move is reported at once, as the
+                    // record's is: no slide of the mover's sets a piece
+                    // down where no legal move goes.)
+                    let due = if k.illegal.is_some() {
+                        k.since
+                    } else {
+                        k.since.saturating_add(KNOCK_CONFIRM_MS)
+                    };
                     if !k.alerted && t >= due {
                         k.alerted = true;
-                        if let Some(line) = lines
+                        let positions: Vec<Chess> =
+                            lines.iter().map(|l| play_line(&base, &l.plies)).collect();
+                        if let Some(pos) = positions
                             .iter()
-                            .find(|l| play_line(&base, &l.plies).board().occupied() == k.line_board)
+                            .find(|p| p.board().occupied() == k.line_board)
                         {
-                            let pos = play_line(&base, &line.plies);
                             let candidates = pending.announced.clone();
                             let (a, b) = k.squares;
-                            self.displaced_from(t, &pos, vec![a, b], candidates);
+                            match k.illegal {
+                                // (An alert only where every line agrees:
+                                // the same side to move, the piece his.)
+                                Some((from, to))
+                                    if positions.iter().all(|p| {
+                                        p.turn() == pos.turn()
+                                            && p.board().color_at(from) == Some(p.turn())
+                                    }) =>
+                                {
+                                    self.illegal_under_lines(t, pos.turn(), from, to)
+                                }
+                                _ => self.displaced_from(t, pos, vec![a, b], candidates),
+                            }
                         }
                     } else if !k.alerted {
                         self.lines_waiting_until = Some(due);
@@ -989,16 +1007,19 @@ impl Inference {
     /// The first of `lines` whose position the board shows but for one
     /// piece of the side not on move set on an empty square, lifted from
     /// its square and set down there by a hand since the line was read
-    /// (knocked, 7.3): that position, and the two squares. Only lines
+    /// (knocked, 7.3), or one of the side on move set where no legal move
+    /// takes it (an illegal move not completed, 7.5), read at `t`. Only
+    /// lines
     /// whose last ply the hands were seen making: a line of plies nobody
     /// saw may be a quick hand misread (the piece set down there the one
     /// lifted before it opened).
     fn knocked_under(
         &self,
+        t: Millis,
         base: &Chess,
         board: Bitboard,
         lines: &[Line],
-    ) -> Option<(Chess, Vec<Square>)> {
+    ) -> Option<Knocked> {
         lines.iter().filter(|line| line.seen_last).find_map(|line| {
             let pos = play_line(base, &line.plies);
             let occupied = pos.board().occupied();
@@ -1010,7 +1031,14 @@ impl Inference {
             } else {
                 white
             };
-            let knocked = pos.board().color_at(from) == Some(!pos.turn())
+            // (The side on move's piece: set down where no legal move
+            // takes it, an illegal move.)
+            let illegal = pos.board().color_at(from) == Some(pos.turn())
+                && !pos
+                    .legal_moves()
+                    .iter()
+                    .any(|m| m.from() == Some(from) && m.to() == to);
+            let knocked = (pos.board().color_at(from) == Some(!pos.turn()) || illegal)
                 && self.white.is_none_or(|w| w == white_after)
                 && self
                     .turn
@@ -1022,9 +1050,14 @@ impl Inference {
                     .placements
                     .iter()
                     .any(|&(p, q)| q == to && p >= line.since);
-            let mut squares = vec![from, to];
-            squares.sort();
-            knocked.then_some((pos, squares))
+            knocked.then_some(Knocked {
+                line_board: occupied,
+                board,
+                since: t,
+                squares: (from.min(to), from.max(to)),
+                alerted: false,
+                illegal: illegal.then_some((from, to)),
+            })
         })
     }
 

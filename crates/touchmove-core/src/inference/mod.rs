@@ -2044,6 +2044,32 @@ impl Inference {
         self.displaced_from(t, &expected, squares, candidates);
     }
 
+    /// `side`, to move under every open line, released his piece from
+    /// `from` on `to`, where no legal move takes it (7.5, not completed):
+    /// the lines wait for it to be set back, as the record does.
+    fn illegal_under_lines(&mut self, t: Millis, side: Color, from: Square, to: Square) {
+        let alert = Alert::Illegal {
+            from: Some(from),
+            to: Some(to),
+        };
+        if self.alert == alert {
+            return;
+        }
+        self.alert = alert;
+        let count = self.game.illegal_moves(side);
+        self.emit(
+            t,
+            EventKind::IllegalMove {
+                side: Side::from(side),
+                completed: false,
+                from: Some(from),
+                to: Some(to),
+                count,
+                article: Some(self.profile.illegal_move_article().to_owned()),
+            },
+        );
+    }
+
     /// The board differs from `expected` (the record's position, or an
     /// open line's) on `squares` (7.3, 7.5).
     fn displaced_from(
