@@ -2097,6 +2097,38 @@ mod found {
         ];
         check(Profile::FideStandard, true, &actions, &[132]).unwrap();
     }
+
+    #[test]
+    fn a_move_illegal_under_every_line_stands_beside_as_legal_play_from_the_record() {
+        // The board set to ...a5, then exf8=N unnamed and ...c5: under the
+        // line that took the new piece for a queen, ...c5 leaves the king
+        // in check, an illegal move under every line, and the lines waited
+        // for it to be taken back. Legal play from the record (the knight)
+        // explains the board: it stands beside them.
+        let actions = [
+            Legal(42),
+            Toggle(0),
+            Clock(true),
+            Clock(false),
+            Legal(67),
+            Legal(185),
+            Garbage(50112),
+            Legal(55),
+            Toggle(13),
+            Toggle(36),
+            Wait(157),
+            Toggle(0),
+            Bounce(0),
+            Legal(172),
+            Legal(195),
+            Garbage(2880),
+            Legal(58),
+            Legal(0),
+            Legal(30),
+            Garbage(687_702_831_926_345_728),
+        ];
+        check(Profile::FideBlitz, true, &actions, &[7]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -776,11 +776,17 @@ impl Inference {
                 // many as the lines': a piece of the side not on move
                 // pushed aside under a short line is a knock, and plies
                 // from the record reaching it are a long way round.)
+                // An illegal move, though, is no reading at all where
+                // legal play explains the board (a promoted piece read as
+                // a queen, the move that follows illegal under her but
+                // legal under a knight): such plies stand beside, however
+                // many.
                 let fewest = lines.iter().map(|l| l.plies.len()).min().unwrap_or(0);
+                let illegal = knocked.is_some_and(|k| k.illegal.is_some());
                 let fresh: Vec<Vec<Move>> = if knocked.is_some() && !knocked_before {
                     self.explanations_from(&base, board)
                         .into_iter()
-                        .filter(|plies| plies.len() < fewest)
+                        .filter(|plies| illegal || plies.len() < fewest)
                         .collect()
                 } else {
                     Vec::new()
