@@ -2737,3 +2737,22 @@ fn an_illegal_move_under_open_lines_is_reported_and_the_lines_wait_for_it_to_be_
         kinds(&out.events)
     );
 }
+
+#[test]
+fn a_piece_held_for_long_may_have_made_a_capture_nobody_saw() {
+    // 16...Qxd2 with the queen read lifted from a5 and nothing more (the
+    // white queen taken off d2 and Black's set down in one scan), then
+    // White brushes a2 (a nudge) 13 s later and plays Ne7+. The queen was
+    // read as held all along, and the brush as her capture on a2: Qxa2+
+    // recorded, and Ne7 an illegal move. A piece held longer than a hand
+    // holds one while thinking leaves the captures it may have made
+    // standing beside the hand; the next moves tell.
+    let mut h = Hands::new(
+        Some("r4rk1/p1nb1pbp/4p1p1/qp1NP3/3B1PP1/5B2/PPPQ3P/1K1R3R b - - 0 16"),
+        "fide-blitz",
+    );
+    h.wait(3000);
+    play_readings(&mut h, "70 -a5 12920 -a2 12990 +a2 19890 -d5 20370 +e7");
+    let out = h.run();
+    read_exactly(&out, &["a5d2", "d5e7"]);
+}

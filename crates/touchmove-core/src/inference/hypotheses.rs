@@ -1620,6 +1620,18 @@ impl Inference {
     }
 
     /// Whether lines are open.
+    /// The open line of no plies, read while the mover's hand had held
+    /// his piece for long already (see `HELD_MS`), is a hand at work: it
+    /// lasts [`HAND_HOLD_MS`] more at most, and a move its hand then makes
+    /// is no proof against the captures the sensors may have missed.
+    pub(super) fn held_is_a_hand_at_work(&mut self) {
+        if let Some(pending) = &mut self.pending {
+            for line in pending.lines.iter_mut().filter(|l| l.plies.is_empty()) {
+                line.hand_at_work = true;
+            }
+        }
+    }
+
     pub(super) fn has_open_lines(&self) -> bool {
         self.pending.is_some()
     }

@@ -84,6 +84,15 @@ const RAW_JUMP_SQUARES: usize = 3;
 /// answering a capture the sensors missed, short enough for an arbiter.
 const MISSING_GRACE_MS: Millis = 1500;
 
+/// How long the mover's pieces may be off the board, nothing else
+/// changed, before a capture the sensors missed (its captured piece never
+/// read leaving, the capturing piece read lifted) stands beside the hand
+/// holding them (never stuck). Twice as long as a line's hand at work may
+/// hold a piece (`hypotheses::HAND_HOLD_MS`): a player may think a few
+/// seconds with the piece in his hand, and what he does then is read as
+/// his move first.
+const HELD_MS: Millis = 6000;
+
 /// A capture read only from its captured square emptied for a scan or
 /// two (the captured piece pushed off by the capturing one, quicker than
 /// a hand lifts a piece away) looks the same as interference or a brush
@@ -883,6 +892,9 @@ pub struct Inference {
     turn: TurnHands,
     /// Since when pieces have been missing with nothing explaining it.
     missing_since: Option<Millis>,
+    /// Since when the mover's pieces have been off the board, held, with
+    /// nothing else changed (see [`HELD_MS`]).
+    held_since: Option<Millis>,
     /// Every open line only waits for a hand at work: if the board stays
     /// quiet until then, it is judged again (a hand holds a piece for a
     /// moment; the record may explain the board instead; never stuck).
@@ -973,6 +985,7 @@ impl Inference {
             jumped_scans: Vec::new(),
             turn: TurnHands::default(),
             missing_since: None,
+            held_since: None,
             lines_waiting_until: None,
             swap_until: None,
             released_by_touch: false,
@@ -1138,7 +1151,11 @@ impl Inference {
             .lines_waiting_until
             .filter(|_| self.last_change.is_none() && self.pending.is_some());
         let swap = self.swap_until.filter(|_| self.last_change.is_none());
-        [settle, promotion, missing, waiting, swap]
+        let held = self
+            .held_since
+            .filter(|_| self.last_change.is_none())
+            .map(|t| t.saturating_add(HELD_MS));
+        [settle, promotion, missing, waiting, swap, held]
             .into_iter()
             .flatten()
             .min()
@@ -1156,6 +1173,12 @@ impl Inference {
             && t >= since.saturating_add(MISSING_GRACE_MS)
         {
             self.evaluate(since.saturating_add(MISSING_GRACE_MS));
+        }
+        if let Some(since) = self.held_since
+            && self.last_change.is_none()
+            && t >= since.saturating_add(HELD_MS)
+        {
+            self.evaluate(since.saturating_add(HELD_MS));
         }
         if let Some(at) = self.lines_waiting_until
             && self.last_change.is_none()
@@ -1641,6 +1664,7 @@ impl Inference {
         self.jumped_scans.clear();
         // Set again below if the board is still unexplained.
         let missing_since = self.missing_since.take();
+        let held_since = self.held_since.take();
         self.lines_waiting_until = None;
         let swap_until = self.swap_until.take();
 
@@ -1788,6 +1812,21 @@ impl Inference {
             return;
         }
         if self.in_progress(board) {
+            // The mover's pieces held, nothing else changed, for longer
+            // than a hand holds a piece: a capture the sensors missed
+            // stands beside the hand at work (never stuck; the next moves
+            // tell). Looked at once, not for ever.
+            let held = (board & !expected).is_empty() && !jump;
+            match held_since {
+                _ if !held => {}
+                Some(since) if !changed && t >= since.saturating_add(HELD_MS) => {
+                    if self.explain_missed_captures(t, board) {
+                        self.held_is_a_hand_at_work();
+                    }
+                }
+                Some(since) if !changed => self.held_since = Some(since),
+                _ => self.held_since = Some(t),
+            }
             return;
         }
         if self.moved_on(t, board)
