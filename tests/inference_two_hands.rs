@@ -2756,3 +2756,52 @@ fn a_piece_held_for_long_may_have_made_a_capture_nobody_saw() {
     let out = h.run();
     read_exactly(&out, &["a5d2", "d5e7"]);
 }
+
+#[test]
+fn a_press_after_a_reply_to_a_capture_nobody_saw_reads_the_next_movers_grab_as_his() {
+    // 24...Qxb2 read only as the queen lifted from a3 (White's queen
+    // taken off b2 and Black's set down in one scan), 25. Rxb2 in view,
+    // Black's bishop lifted for ...Bxc3 before White's press. The press
+    // found no two plies for the board (the bishop's square empty), and
+    // Black's press after ...Bxc3 read his queen's capture on a2 (a
+    // square never read empty) instead: a wrong move. At White's press the
+    // next mover's lifts since the last piece was set down are his hand at
+    // work: the two plies are read, his lift goes into his turn.
+    let mut h = Hands::new(
+        Some("r2r1k2/1p3ppB/p3p3/6P1/bb6/q1N3R1/PQ1B1P1P/1R2K3 b - - 4 24"),
+        "fide-blitz",
+    );
+    h.wait(3000);
+    play_readings(
+        &mut h,
+        "140 -a3 340 -b1 460 -b2 540 +b2 710 -b4 821 white 860 -c3 1120 +c3 1150 -c3 \
+         1160 +c3 1380 black 1420 -d2 1670 -c3 1800 +c3 1860 -c3 1890 +c3 2202 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["a3b2", "b1b2", "b4c3", "d2c3"]);
+}
+
+#[test]
+fn the_next_movers_grab_read_at_such_a_press_goes_into_his_turn() {
+    // Bullet: 29...Nxb2 read only as the knight lifted (the pawn taken off
+    // b2 and the knight set down in one scan), 30. Bxb2 with Black's rook
+    // lifted from b7 before White's press, then ...Rxb2 Rxb2 Rxb2 Na4 at
+    // speed. The two plies read at the press must leave the rook's lift
+    // in Black's turn: forgotten, ...Rxb2 was missed and the record went
+    // wrong a ply later.
+    let mut h = Hands::new(
+        Some("1r4k1/1r1q1pbp/3p2p1/3P4/2Q5/P1Nn3P/1P2RPP1/2BR2K1 b - - 0 29"),
+        "fide-blitz",
+    );
+    h.wait(3000);
+    play_readings(
+        &mut h,
+        "240 -d3 270 -b2 300 -c1 430 +b2 570 -b7 620 white 620 +b6 640 -b6 660 +b5 \
+         710 -b5 730 +b4 760 -b4 800 +b3 810 -b3 860 -b2 920 +b2 1070 black 1150 -e2 \
+         1360 -b2 1410 +b2 1530 -b8 1570 +b7 1580 -b7 1610 +b6 1620 -b6 1650 +b5 \
+         1660 -b5 1667 white 1680 +b4 1710 -b4 1720 +b3 1750 -b3 1770 -b2 1820 +b2 \
+         1940 -c3 2040 +b4 2048 black 2080 -b4 2120 +a4 2397 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["d3b2", "c1b2", "b7b2", "e2b2", "b8b2", "c3a4"]);
+}

@@ -172,12 +172,25 @@ impl Inference {
             // (a capture whose captured piece never read empty, his press
             // missed too) and this player has answered it. His press says
             // his move is made (6.7): the board is read as the two plies.
-            if matches!(self.alert, Alert::None)
+            // (The next mover may already hold a piece he lifted after the
+            // presser's last piece was set down: read as still standing,
+            // and his lifts since go into his turn.)
+            let grabbed = self.grabbed_since_last_set_down(!side);
+            let read = matches!(self.alert, Alert::None)
                 && self.promotion.is_none()
-                && self.board != self.game.position().board().occupied()
+                && self.board != self.game.position().board().occupied();
+            let explained = read
                 && (self.explain_missed_reply(t, self.board, Reply::Any)
-                    || self.explain_jump_pressed_by(t, self.board, side))
-            {
+                    || self.explain_jump_pressed_by(t, self.board, side)
+                    || grabbed.is_some_and(|(release, squares)| {
+                        let old = self.turn.clone();
+                        let made = self.explain_missed_reply(t, self.board | squares, Reply::Any);
+                        if made && self.pending.is_none() {
+                            self.carry_over(&old, release);
+                        }
+                        made
+                    }));
+            if explained {
                 // One line: adopted, each ply completed at this press.
                 return if self.pending.is_some() {
                     PressMeaning::Ignored("several lines explain the board")
@@ -222,6 +235,26 @@ impl Inference {
                 meaning
             }
         }
+    }
+
+    /// Squares of `side`'s pieces in the record's position lifted after
+    /// the last piece was set down on the board and still empty: the
+    /// next mover's hand at work (two hands, 1.1) once the presser's
+    /// move was set down.
+    /// With the time of that last set-down; `None` when no such piece.
+    fn grabbed_since_last_set_down(&self, side: Color) -> Option<(Millis, Bitboard)> {
+        let last = self.turn.placements.iter().map(|&(p, _)| p).max()?;
+        let pos = self.game.position();
+        let squares = self
+            .turn
+            .removals
+            .iter()
+            .filter(|&&(r, q)| {
+                r > last && !self.board.contains(q) && pos.board().color_at(q) == Some(side)
+            })
+            .map(|&(_, q)| Bitboard::from_square(q))
+            .fold(Bitboard::EMPTY, |b, q| b | q);
+        squares.any().then_some((last, squares))
     }
 
     /// The mover's press with no alert open: his move (6.7), a capture
