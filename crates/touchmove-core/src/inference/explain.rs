@@ -945,22 +945,7 @@ impl Inference {
             .map(|x| x.square);
         if !extra.is_empty() && from.is_some() && self.awaiting_press.is_none() {
             let to = (extra.count() == 1).then(|| extra.first()).flatten();
-            let alert = Alert::Illegal { from, to };
-            if self.alert != alert {
-                self.alert = alert;
-                let count = self.game.illegal_moves(side);
-                self.emit(
-                    t,
-                    EventKind::IllegalMove {
-                        side: Side::from(side),
-                        completed: false,
-                        from,
-                        to,
-                        count,
-                        article: Some(self.profile.illegal_move_article().to_owned()),
-                    },
-                );
-            }
+            self.illegal_not_completed(t, side, from, to);
             return;
         }
         self.displaced(t, (board ^ expected).into_iter().collect(), Vec::new());

@@ -832,7 +832,7 @@ impl Inference {
                                             && p.board().color_at(from) == Some(p.turn())
                                     }) =>
                                 {
-                                    self.illegal_under_lines(t, pos.turn(), from, to)
+                                    self.illegal_not_completed(t, pos.turn(), Some(from), Some(to))
                                 }
                                 _ => self.displaced_from(t, pos, vec![a, b], candidates),
                             }

@@ -2083,14 +2083,18 @@ impl Inference {
         self.displaced_from(t, &expected, squares, candidates);
     }
 
-    /// `side`, to move under every open line, released his piece from
-    /// `from` on `to`, where no legal move takes it (7.5, not completed):
-    /// the lines wait for it to be set back, as the record does.
-    fn illegal_under_lines(&mut self, t: Millis, side: Color, from: Square, to: Square) {
-        let alert = Alert::Illegal {
-            from: Some(from),
-            to: Some(to),
-        };
+    /// `side`, having the move (in the record, or under every open
+    /// line), released his piece from `from` on `to`, where no legal move
+    /// takes it (7.5, not completed): reported once, until the board
+    /// changes it.
+    fn illegal_not_completed(
+        &mut self,
+        t: Millis,
+        side: Color,
+        from: Option<Square>,
+        to: Option<Square>,
+    ) {
+        let alert = Alert::Illegal { from, to };
         if self.alert == alert {
             return;
         }
@@ -2101,8 +2105,8 @@ impl Inference {
             EventKind::IllegalMove {
                 side: Side::from(side),
                 completed: false,
-                from: Some(from),
-                to: Some(to),
+                from,
+                to,
                 count,
                 article: Some(self.profile.illegal_move_article().to_owned()),
             },
