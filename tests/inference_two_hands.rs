@@ -2805,3 +2805,24 @@ fn the_next_movers_grab_read_at_such_a_press_goes_into_his_turn() {
     let out = h.run();
     read_exactly(&out, &["d3b2", "c1b2", "b7b2", "e2b2", "b8b2", "c3a4"]);
 }
+
+#[test]
+fn a_piece_held_for_long_then_set_back_still_binds_its_player() {
+    // Black holds his queen 7 s (long enough for the captures she may
+    // have made unseen to stand beside his hand), sets her back, and
+    // moves a pawn: the touched queen had to move (4.3a), lines or not.
+    let mut h = Hands::new(
+        Some("r4rk1/p1nb1pbp/4p1p1/qp1NP3/3B1PP1/5B2/PPPQ3P/1K1R3R b - - 0 16"),
+        "fide-blitz",
+    );
+    h.wait(3000);
+    play_readings(&mut h, "70 -a5 7500 +a5 9000 -b5 9500 +b4 9700 black");
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["b5b4"]);
+    let alerts: Vec<String> = alerts(&out.events).iter().map(|e| e.to_json()).collect();
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert!(
+        alerts[0].contains(r#""type":"touch_move""#) && alerts[0].contains(r#""square":"a5""#),
+        "{alerts:?}"
+    );
+}
