@@ -760,11 +760,10 @@ impl Inference {
             // one no line explains, the lines may have been wrong, and the
             // record is searched afresh.)
             if let Some(lines) = &judged_lines {
-                let knocked_before = self.knocked_under_lines.is_some_and(|k| k.board == board);
-                let knocked = match self.knocked_under_lines {
-                    Some(k) if k.board == board => Some(k),
-                    Some(_) => None,
-                    None => self.knocked_under(t, &base, board, lines),
+                let (knocked, knocked_before) = match self.knocked_under_lines {
+                    Some(k) if k.board == board => (Some(k), true),
+                    Some(_) => (None, false),
+                    None => (self.knocked_under(t, &base, board, lines), false),
                 };
                 // Never stuck, and no false alert: legal play from the
                 // record may explain the board better than a knock does,
@@ -1015,8 +1014,7 @@ impl Inference {
     /// its square and set down there by a hand since the line was read
     /// (knocked, 7.3), or one of the side on move set where no legal move
     /// takes it (an illegal move not completed, 7.5), read at `t`. Only
-    /// lines
-    /// whose last ply the hands were seen making: a line of plies nobody
+    /// lines whose last ply the hands were seen making: a line of plies nobody
     /// saw may be a quick hand misread (the piece set down there the one
     /// lifted before it opened).
     fn knocked_under(
@@ -1619,7 +1617,6 @@ impl Inference {
         self.settle_lines(t, pending);
     }
 
-    /// Whether lines are open.
     /// The open line of no plies, read while the mover's hand had held
     /// his piece for long already (see `HELD_MS`), is a hand at work: it
     /// lasts [`HAND_HOLD_MS`] more at most, and a move its hand then makes
@@ -1632,6 +1629,7 @@ impl Inference {
         }
     }
 
+    /// Whether lines are open.
     pub(super) fn has_open_lines(&self) -> bool {
         self.pending.is_some()
     }

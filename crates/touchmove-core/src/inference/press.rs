@@ -238,23 +238,22 @@ impl Inference {
     }
 
     /// Squares of `side`'s pieces in the record's position lifted after
-    /// the last piece was set down on the board and still empty: the
-    /// next mover's hand at work (two hands, 1.1) once the presser's
-    /// move was set down.
-    /// With the time of that last set-down; `None` when no such piece.
+    /// the board's last piece was set down and still off (the next
+    /// mover's hand at work once the presser's move was set down, two
+    /// hands, 1.1), with the time of that set-down; `None` when none.
     fn grabbed_since_last_set_down(&self, side: Color) -> Option<(Millis, Bitboard)> {
-        let last = self.turn.placements.iter().map(|&(p, _)| p).max()?;
+        let set = self.last_placed?;
         let pos = self.game.position();
-        let squares = self
+        let squares: Bitboard = self
             .turn
             .removals
             .iter()
             .filter(|&&(r, q)| {
-                r > last && !self.board.contains(q) && pos.board().color_at(q) == Some(side)
+                r > set && !self.board.contains(q) && pos.board().color_at(q) == Some(side)
             })
-            .map(|&(_, q)| Bitboard::from_square(q))
-            .fold(Bitboard::EMPTY, |b, q| b | q);
-        squares.any().then_some((last, squares))
+            .map(|&(_, q)| q)
+            .collect();
+        squares.any().then_some((set, squares))
     }
 
     /// The mover's press with no alert open: his move (6.7), a capture
