@@ -2129,6 +2129,37 @@ mod found {
         ];
         check(Profile::FideBlitz, true, &actions, &[7]).unwrap();
     }
+
+    #[test]
+    fn a_reply_lifted_before_the_missed_capture_is_not_read_after_it() {
+        // The board set to ...Bxh3 Bc8 in one scan, read only as the
+        // bishop lifted from a6 (c8 and h3 never change); four seconds
+        // later ...Rh7, then Re1. `...Rh7 Bxc8` explains the board in
+        // fewer plies, but the hands lifted the bishop before the rook:
+        // the record must not stop on Re1.
+        let actions = [
+            Toggle(17),
+            Toggle(2),
+            Legal(136),
+            Legal(32),
+            Legal(227),
+            Legal(38),
+            Legal(59),
+            Legal(54),
+            Toggle(0),
+            Toggle(5),
+            Legal(151),
+            Legal(129),
+            Garbage(42720),
+            Legal(86),
+            Legal(53),
+            Toggle(0),
+            Toggle(52),
+            Legal(239),
+            Legal(33),
+        ];
+        check(Profile::Casual, false, &actions, &[199, 151]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

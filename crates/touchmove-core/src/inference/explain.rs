@@ -815,6 +815,29 @@ impl Inference {
                 }
             }
         }
+        // Every line reads the hands out of the order they lifted (the
+        // reply's piece lifted before the missed ply's): no certainty.
+        // Lines one ply longer, the other side to move, whose pieces the
+        // hands lifted in order and whose reply they were seen making,
+        // stand beside them (never stuck: the next move tells).
+        if !lines.is_empty() && lines.iter().all(|line| !self.turn.lifted_in_order(line)) {
+            let max = self.config.max_missed_plies;
+            let longer: Vec<Vec<Move>> =
+                missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max)
+                    .into_iter()
+                    .filter(|line| {
+                        self.turn.lifted_in_order(line)
+                            && line
+                                .split_last()
+                                .is_some_and(|(last, before)| self.hand_made_in(last, before))
+                    })
+                    .collect();
+            if !longer.is_empty() {
+                lines.extend(longer);
+                self.hypothesise(t, lines);
+                return true;
+            }
+        }
         self.adopt_or_hypothesise(t, lines)
     }
 
