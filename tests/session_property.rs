@@ -234,6 +234,12 @@ fn check(
             break;
         }
         let mm = legal[usize::from(i) % legal.len()];
+        if std::env::var("TM_TRACE").is_ok() {
+            eprintln!(
+                "== the board set to {}",
+                mm.to_uci(shakmaty::CastlingMode::Standard)
+            );
+        }
         pos.play_unchecked(mm);
     }
     let target = pos.board().occupied();
@@ -255,7 +261,9 @@ fn check(
             break;
         }
         let m = legal[usize::from(i) % legal.len()];
-
+        if std::env::var("TM_TRACE").is_ok() {
+            eprintln!("== played {}", m.to_uci(shakmaty::CastlingMode::Standard));
+        }
         let mut after = pos.clone();
         after.play_unchecked(m);
         run.hands(&pos, m, &after);
