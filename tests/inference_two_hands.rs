@@ -2826,3 +2826,46 @@ fn a_piece_held_for_long_then_set_back_still_binds_its_player() {
         "{alerts:?}"
     );
 }
+
+#[test]
+fn a_capture_read_only_from_a_brushed_square_waits_while_the_piece_it_could_take_is_lifted() {
+    // No clock, a board read every 10 ms. 18... Qxb3 19. axb3: Black
+    // lifts his queen from b6, a brush opens d4 (a pawn the queen could
+    // take) for one reading, then his hand takes White's queen off b3
+    // and sets his own down there; White recaptures. The brush looks like
+    // a swap (`Qxd4`) and the lift of b3 like White's grab after it: but
+    // the queen could have taken on b3 too, nothing else was touched and
+    // nobody pressed, and the hand setting a piece down there tells
+    // which.
+    let mut h = Hands::new(
+        Some("rnbr2k1/pp2ppbp/1qp2np1/3p4/N1PP4/1Q3NP1/PP2PPBP/R1B2RK1 b - - 8 9"),
+        "casual",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -b6 50 -d4 60 +d4 180 -b3 690 +b3 13150 -a2 13540 -b3 13610 +b3",
+    );
+    let out = h.run();
+    read_exactly(&out, &["b6b3", "a2b3"]);
+}
+
+#[test]
+fn a_swap_capture_is_made_at_the_press_though_the_next_mover_lifted_a_piece_it_could_take() {
+    // Blitz, a board read every 10 ms. 44... Rxb4 45. Rxd2: Black slides
+    // his rook from d4 over c4 and pushes the b4 pawn off (b4 empty for
+    // 20 ms: a swap); White lifts his rook on d5, which Black's rook
+    // could have taken too, and Black presses at once: his hand is on
+    // the clock, not taking d5 off (6.7). White then takes on d2.
+    let mut h = Hands::new(
+        Some("6k1/2N2p2/6pp/3R4/PP1r4/6P1/3b1PKP/8 b - - 2 44"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -d4 140 +c4 170 -c4 320 -b4 340 +b4 560 -d5 593 black 690 -d2 720 +d2 900 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["d4b4", "d5d2"]);
+}
