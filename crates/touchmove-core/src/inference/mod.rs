@@ -631,14 +631,6 @@ impl TurnHands {
             .map_or(since, |r| r.min(since))
     }
 
-    /// Whether every square lifted or set down after `since` is `sq`.
-    pub(super) fn only_worked_since(&self, sq: Square, since: Millis) -> bool {
-        self.removals
-            .iter()
-            .chain(&self.placements)
-            .all(|&(t, s)| t <= since || s == sq)
-    }
-
     /// When the piece on `sq` first left it after `since` (a lift at
     /// `since` or before belongs to an earlier ply).
     fn first_lift_after(&self, sq: Square, since: Millis) -> Option<Millis> {

@@ -661,19 +661,10 @@ impl Inference {
                     // (Not before the mover's own piece left: a piece of
                     // his opponent's gone by then was taken off by his
                     // hand, the captured piece first.)
-                    // (Not, before the mover's press, a piece his could
-                    // have taken instead, alone worked since, where only
-                    // a swap shows his capture: his own hand may be taking
-                    // it off, his piece still held; what the hands do next
-                    // tells.)
                     Some(c) if c != mover => {
                         at >= left.unwrap_or(began)
                             && at != release
                             && !must_lift(&m).contains(y)
-                            && !(!hands.after_release()
-                                && could_have_taken(pos, &m, y)
-                                && self.turn.only_worked_since(y, release)
-                                && self.turn.swapped_at(&m, self.scan_period).is_some())
                             && (at > release
                                 || !could_reach_were_they_empty(&after_pos, y, arrived))
                     }
