@@ -2826,3 +2826,30 @@ fn a_piece_held_for_long_then_set_back_still_binds_its_player() {
         "{alerts:?}"
     );
 }
+
+#[test]
+fn a_press_completing_a_move_read_at_the_opponents_press_is_no_new_move_while_the_next_hand_slides()
+{
+    // Bullet, a board read every few ms. 21. dxe5 Bxe5 22. Bxa7 Bd5:
+    // Black's bishop takes back on e5 before White presses, and White's
+    // press reads both plies. White then takes a7 off and slides his
+    // bishop from e3 over d4, c5 and b6; Black presses for Bxe5 while
+    // the bishop passes b6. His press completes his move (6.7): it is no
+    // press telling of `Bb6 axb6` (a7 was lifted before e3, too).
+    let mut h = Hands::new(
+        Some("4rrk1/ppn1pnbp/2p1b3/P3ppP1/3P4/1N2B1P1/1PPNR1BP/R6K w - - 0 21"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "92 -d4 95 +d4 98 -d4 100 -e5 100 +d4 101 +e5 102 -e5 103 -d4 105 +e5 106 -e5 107 +e5 \
+         109 -e5 111 +e5 266 -g7 267 +g7 270 -g7 272 +g7 274 -e5 275 -g7 277 +e5 278 -e5 \
+         292 +e5 387 white 495 -a7 496 +a7 498 -a7 501 +a7 504 -a7 511 -e3 541 +d4 561 -d4 \
+         582 +c5 601 -c5 620 +b6 635 black 642 -b6 671 +a7 673 -a7 676 +a7 792 white \
+         893 -e6 896 +e6 897 -e6 898 +e6 901 -e6 1181 +d5 1183 -d5 1185 +d5 1186 -d5 \
+         1188 +d5 1336 black",
+    );
+    let out = h.run();
+    read_exactly(&out, &["d4e5", "g7e5", "e3a7", "e6d5"]);
+}

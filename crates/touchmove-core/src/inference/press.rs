@@ -145,7 +145,7 @@ impl Inference {
         // without a move.
         if let Some((late, by)) = self.unpressed
             && by == side
-            && self.shows_the_record_with_the_next_hand()
+            && self.shows_the_record_with_the_next_hand(side)
         {
             self.unpressed = None;
             self.emit(t, EventKind::MoveCompleted { ply: late });
@@ -162,7 +162,7 @@ impl Inference {
                 .moves()
                 .get(ply.wrapping_sub(1))
                 .is_some_and(|m| m.side == side)
-            && self.shows_the_record_with_the_next_hand()
+            && self.shows_the_record_with_the_next_hand(side)
         {
             self.missed_press = None;
             return PressMeaning::Completed { ply };
@@ -488,12 +488,16 @@ impl Inference {
 
     /// The board shows the record, or the record with the next mover's
     /// hand at work (two hands, 1.1): pieces only gone, each one he may
-    /// lift (his own, or one he may take).
-    fn shows_the_record_with_the_next_hand(&self) -> bool {
+    /// lift (his own, or one he may take), or, where he is the opponent of
+    /// `presser`, his piece on its way (set down where his move may go, or
+    /// passing over a square). (A piece of the presser's own set down
+    /// anew is a move of his.)
+    fn shows_the_record_with_the_next_hand(&self, presser: Color) -> bool {
         let pos = self.game.position();
         let expected = pos.board().occupied();
         self.board == expected
             || ((self.board & !expected).is_empty() && explain::in_progress_at(pos, self.board))
+            || (presser != pos.turn() && explain::in_progress_at_press(pos, self.board))
     }
 
     /// The move a press completes when the next mover's hand is already
