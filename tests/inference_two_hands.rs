@@ -2853,3 +2853,33 @@ fn a_press_completing_a_move_read_at_the_opponents_press_is_no_new_move_while_th
     let out = h.run();
     read_exactly(&out, &["d4e5", "g7e5", "e3a7", "e6d5"]);
 }
+
+#[test]
+fn a_reply_sliding_on_at_the_press_that_ends_an_illegal_move_reinstated_is_no_move_yet() {
+    // Blitz, a board read every 10 ms. White's bishop goes e7-g4 (an
+    // illegal move, completed by his press, 7.5), then he sets it back
+    // on e7 and plays 23. Bxf8. Black's rook slides from a8 over b8, c8,
+    // d8 and e8 to take on f8, and White presses while it passes b8:
+    // `Bxf8 Rb8` explains that board, but the rook had stood on b8 for
+    // 40 ms, sliding on. 23... Rxf8 24. Qg5.
+    let mut h = Hands::new(
+        Some("r4rk1/pp1qB1pp/8/3p1b1Q/3P1p2/8/PP3PPP/2R1R1K1 w - - 2 23"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -e7 270 +g4 532 white 4430 -g4 4700 +e7 4750 -e7 4760 +e7 4800 -e7 4840 -f8 \
+         4870 +f8 4980 -a8 5010 +b8 5050 -b8 5057 white 5060 +c8 5100 -c8 5110 +d8 \
+         5160 -d8 5180 +e8 5190 -e8 5240 -f8 5290 +f8 5354 black 5440 -h5 5650 +g5 5800 white",
+    );
+    let out = h.run();
+    assert_eq!(played_uci(&out.session), ["e7f8", "a8f8", "h5g5"]);
+    let alerts: Vec<String> = alerts(&out.events).iter().map(|e| e.to_json()).collect();
+    assert!(
+        alerts
+            .iter()
+            .all(|a| a.contains(r#""type":"illegal_move""#)),
+        "{alerts:?}"
+    );
+}

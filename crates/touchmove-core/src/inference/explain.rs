@@ -567,6 +567,27 @@ impl Inference {
                 lines = self.played_on_out_of_turn(&pos, board);
             }
         }
+        if !jump && self.pressing {
+            // At a press, a line's last piece set down a moment ago on an
+            // empty square may be sliding on (the next mover's hand, 1.1;
+            // a capture's square was emptied for it, no square passed
+            // over): the plies before it stand beside, his hand at work
+            // (as `explain_missed_reply` reads a reply that has not stood).
+            let sliding: Vec<Vec<Move>> = lines
+                .iter()
+                .filter(|line| line.len() > 1)
+                .filter_map(|line| {
+                    let (last, before) = line.split_last()?;
+                    let end = hypotheses::play_line(&pos, before);
+                    (!last.is_capture() && !self.stood(t, &end, last)).then(|| before.to_vec())
+                })
+                .collect();
+            for before in sliding {
+                if !lines.contains(&before) {
+                    lines.push(before);
+                }
+            }
+        }
         if lines.is_empty() && at_work.is_empty() {
             return false;
         }
