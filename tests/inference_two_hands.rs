@@ -2883,3 +2883,67 @@ fn a_reply_sliding_on_at_the_press_that_ends_an_illegal_move_reinstated_is_no_mo
         "{alerts:?}"
     );
 }
+
+#[test]
+fn a_press_read_while_lines_are_open_completes_the_move_set_down_before_it() {
+    // `1. e4 e5 2. Nf3` in one jump (lines open: `2. Nf3 e5 3. e4`, ...),
+    // then `2... Nc6` in view and Black's press 50 ms after the knight
+    // landed, before the board settled. The press came after the move
+    // was made (4.6) and completes it (6.7): before, the line that
+    // remained dated the move at the settle, after the press, and ply 4
+    // never had its `move_completed` (the scan period of these readings
+    // asks a piece to stand 180 ms before it counts as come to stand).
+    let mut h = Hands::new(None, "fide-blitz");
+    h.wait(1000)
+        .read_again_then(&["e2", "e7", "g1"], &["e4", "e5", "f3"], 2000);
+    play_readings(
+        &mut h,
+        "0 -b8 300 +c6 350 black 2000 -f1 2300 +c4 2400 white",
+    );
+    let out = h.run();
+    read_exactly(&out, &["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]);
+    // (The plies the sensors missed are completed as they are recorded.)
+    assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn a_reply_set_down_and_taken_at_once_at_its_press_may_have_stood_where_it_was_set() {
+    // `37. Qxb3` missed (b3 never read empty), then `37... Qd5` and
+    // White's hand lifting the queen off d5 12 ms before Black's press
+    // (`38. Qxd5 Nxd5` follow, bullet hands). At the press the board
+    // read as `Qxb3 Qxd4` too, the queen passing d5 on its way to take
+    // on d4 quicker than a scan; the queen standing on d5, taken, never
+    // stood beside it, and the record went on with `...Qxd4` (a wrong
+    // move). Both lines stay open while the board cannot tell a queen
+    // on d4 from the pawn; `f3` (illegal with the queen on d4) tells.
+    let mut h = Hands::new(
+        Some("r2q1rk1/pp2bpp1/2p4p/4B3/Nn1Pn3/1b2QN1P/PP3PP1/R2R2K1 w - - 0 19"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "20 -e3 30 -d8 240 +d5 360 -d5 372 black 410 -b3 580 +d5 680 -d5 779 white 800 \
+         -b4 800 +c4 810 -c4 990 +d5 1120 -d1 1223 black 1290 +e1 1320 -e1 1360 +e1 1534 \
+         white 1590 -f7 1770 +f5 2134 black 2220 -a2 2420 +a3 2494 white 2530 -b7 2810 \
+         +b5 2940 -a4 3110 +b3 3140 -b3 3155 black 3220 +c3 3269 white 3460 -c3 3490 -d5 \
+         3700 +c3 3930 -c3 3954 black 3970 -b2 4080 +c3 4368 white 4410 -e4 4480 +e3 4530 \
+         -e3 4580 +d3 4620 -d3 4700 -c3 4720 +c3 4842 black 5520 -g7 5550 -e5 5650 +g7 \
+         5850 -g8 5886 white 6120 -g7 6150 +g7 6160 -g7 6180 +g7 6190 -g7 6200 +g7 6270 \
+         black 6430 -e1 6720 -e7 6740 +e7 6750 -e7 6760 +e7 6930 -g7 7021 white 7130 +f6 \
+         7320 -a1 7350 +b1 7360 -b1 7380 +c1 7410 -c1 7430 +d1 7439 black 7450 -d1 7480 \
+         +e1 7520 -e1 7540 +e1 7599 white 7700 -c3 7720 +c4 7760 -c4 7850 +e4 7970 -e7 \
+         8136 black 8180 +h7 8273 white 8470 -f8 8580 +h8 8770 -h7 8810 -h8 8840 +h8 8861 \
+         black 8950 -h8 9000 -a8 9149 white 9290 +h8 9665 black 10050 -f3 10270 +e5 10450 \
+         -h8 10560 +c8 10628 white 10780 -f2 10879 black 11050 +f3 11198 white",
+    );
+    let out = h.run();
+    read_exactly(
+        &out,
+        &[
+            "e3b3", "d8d5", "b3d5", "b4d5", "d1e1", "f7f5", "a2a3", "b7b5", "a4c3", "d5c3", "b2c3",
+            "e4c3", "e5g7", "g8g7", "e1e7", "g7f6", "a1e1", "c3e4", "e7h7", "f8h8", "h7h8", "a8h8",
+            "f3e5", "h8c8", "f2f3",
+        ],
+    );
+}

@@ -812,6 +812,17 @@ impl Inference {
         board: Bitboard,
         reply: Reply,
     ) -> bool {
+        let lines = self.missed_reply_lines(t, board, reply);
+        self.adopt_or_hypothesise(t, lines)
+    }
+
+    /// The lines [`Self::explain_missed_reply`] reads `board` as.
+    pub(super) fn missed_reply_lines(
+        &self,
+        t: Millis,
+        board: Bitboard,
+        reply: Reply,
+    ) -> Vec<Vec<Move>> {
         let pos = self.game.position().clone();
         // Two plies whose pieces the hands were seen lifting (the first
         // a capture whose captured piece never read empty); several such
@@ -853,13 +864,9 @@ impl Inference {
                                 .is_some_and(|(last, before)| self.hand_made_in(last, before))
                     })
                     .collect();
-            if !longer.is_empty() {
-                lines.extend(longer);
-                self.hypothesise(t, lines);
-                return true;
-            }
+            lines.extend(longer);
         }
-        self.adopt_or_hypothesise(t, lines)
+        lines
     }
 
     /// Two hands (1.1) and a jump: the player not having the move pressed
@@ -916,7 +923,7 @@ impl Inference {
 
     /// One line is recorded, several are kept open; false when there is
     /// none.
-    fn adopt_or_hypothesise(&mut self, t: Millis, mut lines: Vec<Vec<Move>>) -> bool {
+    pub(super) fn adopt_or_hypothesise(&mut self, t: Millis, mut lines: Vec<Vec<Move>>) -> bool {
         match lines.len() {
             0 => false,
             1 => {

@@ -104,6 +104,10 @@ pub(super) struct Line {
     /// The last ply is a capture read at a press that the sensors never
     /// saw made (its captured piece's square never read empty).
     pub unseen_last: bool,
+    /// When the hands set the last ply seen down (see
+    /// [`TurnHands::set_down_for`]), where known: a press read after it,
+    /// before the settle that read it, completes it (6.7).
+    pub made_at: Option<Millis>,
 }
 
 impl Line {
@@ -121,6 +125,7 @@ impl Line {
             on_probation: self.on_probation,
             hand_at_work: false,
             unseen_last: false,
+            made_at: None,
         }
     }
 
@@ -136,6 +141,7 @@ impl Line {
             on_probation: false,
             hand_at_work: false,
             unseen_last: false,
+            made_at: None,
         }
     }
 
@@ -531,7 +537,10 @@ impl Inference {
                 });
                 firm += usize::from(!line.hand_at_work && !after_his_press);
                 for m in moves {
-                    next.push(line.then_seen(&line.plies, m, t));
+                    next.push(Line {
+                        made_at: self.turn.set_down_for(&pos, &m, t),
+                        ..line.then_seen(&line.plies, m, t)
+                    });
                     extended += 1;
                 }
                 continue;
@@ -1674,8 +1683,6 @@ impl Inference {
             // Which hand touched what is not known across the lines: no
             // touch-move alert (certainty first).
             self.turn.touches.clear();
-            let arrivals = occupancy_after(self.game.position(), &m)
-                & !self.game.position().board().occupied();
             // (When its pieces came to stand, or the hands' last
             // placements there this turn, or when the line read the move:
             // its pieces were set down by then. Not a later placement on
@@ -1683,15 +1690,8 @@ impl Inference {
             let release = line
                 .under_lifts
                 .then_some(line.since)
-                .or_else(|| hands.first_arrival(self.game.position(), &m, t))
-                .or_else(|| {
-                    hands
-                        .placements
-                        .iter()
-                        .filter(|(_, sq)| arrivals.contains(*sq) || m.to() == *sq)
-                        .map(|(t, _)| *t)
-                        .max()
-                })
+                .or_else(|| hands.set_down_for(self.game.position(), &m, t))
+                .or(line.made_at)
                 .unwrap_or(line.since);
             let mover = self.game.turn();
             self.make_move(t, m);

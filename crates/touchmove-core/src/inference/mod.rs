@@ -568,6 +568,21 @@ impl TurnHands {
             .max()
     }
 
+    /// When `m` (from `pos`) was set down: when its pieces came to stand
+    /// (see [`Self::first_arrival`]), or else the hands' last placement
+    /// this turn on a square it reaches (a piece set down less than a
+    /// release ago, a move read at its settle).
+    fn set_down_for(&self, pos: &Chess, m: &Move, now: Millis) -> Option<Millis> {
+        let arrivals = occupancy_after(pos, m) & !pos.board().occupied();
+        self.first_arrival(pos, m, now).or_else(|| {
+            self.placements
+                .iter()
+                .filter(|(_, sq)| arrivals.contains(*sq) || m.to() == *sq)
+                .map(|(t, _)| *t)
+                .max()
+        })
+    }
+
     /// Squares whose contacts toggled at least twice in the last
     /// [`BOUNCE_WINDOW_MS`] up to `t`: a hand at work on them right now.
     fn bouncing_at(&self, t: Millis) -> Bitboard {

@@ -180,7 +180,7 @@ impl Inference {
                 && self.promotion.is_none()
                 && self.board != self.game.position().board().occupied();
             let explained = read
-                && (self.explain_missed_reply(t, self.board, Reply::Any)
+                && (self.explain_missed_reply_or_taken(t, side)
                     || self.explain_jump_pressed_by(t, self.board, side)
                     || grabbed.is_some_and(|(release, squares)| {
                         let old = self.turn.clone();
@@ -235,6 +235,57 @@ impl Inference {
                 meaning
             }
         }
+    }
+
+    /// At the press of `presser`, not having the move: the missed reply
+    /// (see [`Self::explain_missed_reply`]), and beside it the same with
+    /// the presser's piece set down this turn on a square empty in the
+    /// record and lifted again since the board's last piece was set down
+    /// (the next mover's hand taking it, two hands, 1.1): read as still
+    /// standing. His queen set down on d5 and White's hand lifting it at
+    /// once reads like the queen passing d5 on its way to take on d4 (a
+    /// capture quicker than a scan); where the pieces stood then, the next
+    /// moves tell.
+    fn explain_missed_reply_or_taken(&mut self, t: Millis, presser: Color) -> bool {
+        let mut lines = self.missed_reply_lines(t, self.board, Reply::Any);
+        if let Some((release, taken)) = self.taken_since_last_set_down() {
+            let old = self.turn.clone();
+            let plain = lines.len();
+            for line in self.missed_reply_lines(t, self.board | taken, Reply::Any) {
+                let pos = hypotheses::play_line(self.game.position(), &line);
+                if pos.turn() != presser && !lines.contains(&line) {
+                    lines.push(line);
+                }
+            }
+            if plain == 0 && lines.len() == 1 {
+                self.adopt_or_hypothesise(t, lines);
+                self.carry_over(&old, release);
+                return true;
+            }
+        }
+        self.adopt_or_hypothesise(t, lines)
+    }
+
+    /// Squares empty in the record's position where a piece was set down
+    /// this turn and lifted again after the board's last piece was set
+    /// down, still empty, with the time of that set-down; `None` when
+    /// none.
+    fn taken_since_last_set_down(&self) -> Option<(Millis, Bitboard)> {
+        let set = self.last_placed?;
+        let pos = self.game.position();
+        let squares: Bitboard = self
+            .turn
+            .removals
+            .iter()
+            .filter(|&&(r, q)| {
+                r > set
+                    && !self.board.contains(q)
+                    && !pos.board().occupied().contains(q)
+                    && self.turn.placed_at[q as usize].is_some_and(|p| p <= set)
+            })
+            .map(|&(_, q)| q)
+            .collect();
+        squares.any().then_some((set, squares))
     }
 
     /// Squares of `side`'s pieces in the record's position lifted after
