@@ -2947,3 +2947,52 @@ fn a_reply_set_down_and_taken_at_once_at_its_press_may_have_stood_where_it_was_s
         ],
     );
 }
+
+#[test]
+fn a_piece_taken_at_once_is_let_go_at_the_movers_press_on_a_board_read_every_20_ms() {
+    // `3... e6 4. d4 cxd4 5. Nxd4 a6`, bullet hands on a board read every
+    // 20 ms: the pawn slides d2-d3-d4 and stands on d4 for four readings
+    // (80 ms, less than a release at that period) before Black's hand
+    // lifts it to take, and White presses 12 ms after that lift. His
+    // hand was on its way to the clock (6.7): the pawn was let go on d4
+    // and the lift is Black's (1.1). Before, the press read as one
+    // without a move, a completed illegal move (7.5.3 of 2023).
+    let mut h = Hands::new(
+        Some("rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -e7 100 +e6 280 -d2 370 black 400 +d3 420 -d3 540 +d4 620 -d4 632 white \
+         660 -c5 840 +d4 1020 -d4 1080 -f3 1185 black 1240 +d4 1365 white 1440 -a7 1660 +a6 \
+         1700 black",
+    );
+    let out = h.run();
+    read_exactly(&out, &["e7e6", "d2d4", "c5d4", "f3d4", "a7a6"]);
+    assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn a_move_set_down_a_reach_before_the_press_is_made_though_it_stood_less_than_a_release() {
+    // `9. Nf3 Nbd7 10. Be2 h6`, bullet hands on a board read every 20 ms:
+    // the knight set down on f3, Black's knight lifted 80 ms later and
+    // White's press 11 ms after that, 91 ms after the knight landed (a
+    // release at that period is 100 ms). The press says the move was
+    // made (6.7) and the lift is Black's (1.1); before, the board read as
+    // White's knight moved while a black piece was off, a completed
+    // illegal move (7.5).
+    let mut h = Hands::new(
+        Some("rn1q1rk1/pbp2ppp/1p1ppn2/6B1/2PP4/P1Q1P3/1P3PPP/R3KBNR w KQ - 0 9"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -g1 140 +f3 220 -b8 231 white 240 +c8 280 -c8 360 +d7 480 -f1 700 black \
+         720 +e2 802 white 820 -h7 1060 +h6 1116 black",
+    );
+    let out = h.run();
+    read_exactly(&out, &["g1f3", "b8d7", "f1e2", "h7h6"]);
+    assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4]);
+}

@@ -568,6 +568,49 @@ impl TurnHands {
             .max()
     }
 
+    /// At the mover's press at `press` (6.7): when the piece set down on
+    /// `sq` since `began` was let go, though it has stood for less than a
+    /// release. His hand needs `reach` to get from the board to the
+    /// clock: a piece set down at least that long before the press and
+    /// still standing was let go, and so was one lifted again less than
+    /// `reach` before the press (after [`SLIDE_OVERLAP_MS`], no slide
+    /// passing over), by another hand (the next mover's grab, 1.1, as a
+    /// board read every 20 ms shows bullet hands).
+    fn let_go_before_press(
+        &self,
+        sq: Square,
+        began: Millis,
+        press: Millis,
+        reach: Millis,
+    ) -> Option<Millis> {
+        // (The last such placement.)
+        self.placements
+            .iter()
+            .rev()
+            .filter(|(p, s)| {
+                *s == sq
+                    && p.saturating_add(SLIDE_OVERLAP_MS) >= began
+                    && p.saturating_add(reach) <= press
+            })
+            .map(|(p, _)| *p)
+            .find(|&p| {
+                match self
+                    .removals
+                    .iter()
+                    .find(|(u, s)| *s == sq && *u > p && *u <= press)
+                {
+                    // Still standing.
+                    None => true,
+                    // Lifted while his hand was on its way to the clock:
+                    // by another hand.
+                    Some(&(u, _)) => {
+                        u >= p.saturating_add(SLIDE_OVERLAP_MS) && u.saturating_add(reach) > press
+                    }
+                }
+            })
+            .map(|p| self.first_contact(sq, p))
+    }
+
     /// When `m` (from `pos`) was set down: when its pieces came to stand
     /// (see [`Self::first_arrival`]), or else the hands' last placement
     /// this turn on a square it reaches (a piece set down less than a

@@ -10,7 +10,7 @@ use super::*;
 /// clock press, ms: the hand that set it down must travel to the clock
 /// (6.7 presses with the hand that moved). A square reached later was
 /// reached by another hand (the next mover's, 1.1).
-const PRESS_REACH_MS: Millis = 30;
+pub(super) const PRESS_REACH_MS: Millis = 30;
 
 impl Inference {
     /// `side` pressed the clock.

@@ -590,10 +590,25 @@ impl Inference {
             };
             // An unseen capture's piece stood on its square by the time
             // the next mover's hand came, no earlier than it was lifted.
+            // (With his hand on the clock, a piece he let go may have been
+            // lifted again by the next mover's hand within a release.)
             let reached = |s: Square| {
                 self.turn
                     .came_to_stand(s, arrives_from, t, pushed_off(s))
                     .or((unseen && s == m.to()).then_some(began))
+                    .or_else(|| {
+                        hands
+                            .after_release()
+                            .then(|| {
+                                self.turn.let_go_before_press(
+                                    s,
+                                    arrives_from,
+                                    t,
+                                    super::press::PRESS_REACH_MS,
+                                )
+                            })
+                            .flatten()
+                    })
             };
             let stood = |s: Square| reached(s).is_some();
             if !arrived.into_iter().all(stood) {
