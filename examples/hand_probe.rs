@@ -40,6 +40,11 @@ struct Args {
     /// Only this game (its moves and the session's are printed).
     #[arg(long)]
     only: Option<u64>,
+    /// Added to a game's number to seed its hands (the test suites seed
+    /// random game `n` as `n` plus the corpus's game count, 2101, in a
+    /// full run).
+    #[arg(long, default_value_t = 0)]
+    seed_base: u64,
     /// Hand styles, comma-separated.
     #[arg(long, default_value = "blitz-hands,bullet,nudges,random,casual")]
     styles: String,
@@ -412,7 +417,7 @@ fn main() -> Result<(), String> {
                             Some(c) => c[game as usize].clone(),
                             None => random_game(game, 160),
                         };
-                        let seed = game * 7 + 3;
+                        let seed = (game + args.seed_base) * 7 + 3;
                         let synth = match faults {
                             None => Ok((Vec::new(), synthesize(&start, &moves, &style, seed))),
                             Some(Faults::Jumps(n)) => inject_jumps(&start, &moves, &style, seed, n),

@@ -2996,3 +2996,31 @@ fn a_move_set_down_a_reach_before_the_press_is_made_though_it_stood_less_than_a_
     read_exactly(&out, &["g1f3", "b8d7", "f1e2", "h7h6"]);
     assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4]);
 }
+
+#[test]
+fn a_slide_reaching_a_square_as_it_leaves_the_next_is_not_let_go_at_the_other_press() {
+    // `29... Qxg6 30. Be6 Qg1+ 31. Rxg1 Ra5`, bullet hands read every
+    // millisecond: White's bishop slides c8-d7-e6, d7 closing 2 ms before
+    // c8 opens, and Black presses for `...Qxg6` 51 ms after d7 closed,
+    // while the bishop is still on it. The press says Black's queen was
+    // let go, not White's bishop: read as Black's queen still standing on
+    // d7 (`...Qd7`, set down a reach before his press), the record
+    // went wrong.
+    let mut h = Hands::new(
+        Some("r1B3nr/4k3/1p1q2Q1/1P4P1/1n3P2/4P3/P2N2KP/R2q4 b - - 3 29"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "136 +e6 149 -d6 151 +d6 154 -d6 157 +d6 160 -d6 171 -e6 193 +f6 250 -f6 289 -g6 \
+         291 +g6 293 -g6 316 +g6 318 -g6 321 +g6 323 -g6 326 +g6 467 +d7 469 -c8 470 +c8 \
+         472 -c8 518 black 521 -d7 570 +e6 571 -e6 573 +e6 574 -e6 576 +e6 689 -d1 860 \
+         white 933 +g1 934 -g1 937 +g1 1114 black 1995 -a1 1997 +a1 2000 -a1 2159 -g1 \
+         2160 +g1 2162 -g1 2164 +g1 2166 -g1 2170 +g1 2173 -g1 2174 +g1 2176 -g1 2178 +g1 \
+         2332 white 2366 -a8 2369 +a8 2372 -a8 2426 +a7 2460 -a7 2497 +a6 2544 -a6 2597 \
+         +a5 2599 -a5 2602 +a5 2605 -a5 2608 +a5 2641 -a5 2661 +a5 2996 black",
+    );
+    let out = h.run();
+    read_exactly(&out, &["d6g6", "c8e6", "d1g1", "a1g1", "a8a5"]);
+}

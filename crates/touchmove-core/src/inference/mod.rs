@@ -599,8 +599,13 @@ impl TurnHands {
                     .iter()
                     .find(|(u, s)| *s == sq && *u > p && *u <= press)
                 {
-                    // Still standing.
-                    None => true,
+                    // Still standing, and not the square a slide reached
+                    // as its magnet let go of the one next door (another
+                    // square read empty just after): the next mover's
+                    // piece on its way.
+                    None => !self.removals.iter().any(|&(u, s)| {
+                        s != sq && u >= p && u <= p.saturating_add(SLIDE_OVERLAP_MS)
+                    }),
                     // Lifted while his hand was on its way to the clock:
                     // by another hand.
                     Some(&(u, _)) => {
