@@ -3024,3 +3024,28 @@ fn a_slide_reaching_a_square_as_it_leaves_the_next_is_not_let_go_at_the_other_pr
     let out = h.run();
     read_exactly(&out, &["d6g6", "c8e6", "d1g1", "a1g1", "a8a5"]);
 }
+
+#[test]
+fn the_next_movers_slide_stepping_in_one_reading_at_the_press_is_his_hand_at_work() {
+    // `43. Qxf5+ Qf7 44. Qxf7+ Kxf7 45. Bc7 Ba5`, bullet hands on a board
+    // read every 20 ms: White's queen takes on f5 quicker than a reading
+    // (f5 never read empty), and Black's queen slides a7-b7-c7-...-f7 to
+    // block the check, the step from b7 to c7 read in one reading, 17 ms
+    // before White's press. That step is Black's hand at work (1.1), not
+    // plies the sensors missed: read as a jump, the press opened lines
+    // of `Qc7` (illegal after `Qxf5+`) and `Qg4 Qc7 Qxf5 Qf7` was
+    // recorded.
+    let mut h = Hands::new(
+        Some("5k2/q7/1p4Q1/4Bp1p/1bPP3P/6P1/7K/8 w - - 0 43"),
+        "fide-blitz",
+    );
+    h.wait(1000);
+    play_readings(
+        &mut h,
+        "0 -g6 360 +b7 380 -a7 400 -b7 400 +c7 417 white 440 -c7 500 +e7 520 -e7 540 +f7 \
+         724 black 780 -f5 820 +f6 860 -f6 900 -f7 920 +f7 1269 white 1600 -f8 1820 -f7 \
+         1880 +f7 1985 black 2000 -e5 2160 +c7 2268 white 2400 -b4 2640 +a5 2754 black",
+    );
+    let out = h.run();
+    read_exactly(&out, &["g6f5", "a7f7", "f5f7", "f8f7", "e5c7", "b4a5"]);
+}

@@ -1359,6 +1359,21 @@ impl Inference {
                 })
     }
 
+    /// Whether a piece of the side not having the move in the record,
+    /// lifted this turn and still off its square, reaches both `squares`
+    /// from there (on an empty board): his hand sliding it over them.
+    fn next_movers_piece_sliding_over(&self, squares: Bitboard, board: Bitboard) -> bool {
+        let pos = self.game.position();
+        let next = !pos.turn();
+        (self.turn.lifts & pos.board().by_color(next) & !board)
+            .into_iter()
+            .any(|from| {
+                pos.board().piece_at(from).is_some_and(|piece| {
+                    squares.is_subset(shakmaty::attacks::attacks(from, piece, Bitboard::EMPTY))
+                })
+            })
+    }
+
     /// The board jumped on two squares in one scan, a piece set down on
     /// one and gone from the other, not next door: no hand's slide.
     fn placed_apart(&self) -> bool {
@@ -1722,7 +1737,8 @@ impl Inference {
         let holding = (self.stable & !board).any() && (board & !self.stable).is_empty();
         let changed = self.settle_placed(t);
         self.last_change = None;
-        let mut jump = std::mem::take(&mut self.jumped).any();
+        let jumped_squares = std::mem::take(&mut self.jumped);
+        let mut jump = jumped_squares.any();
         let mut unread = std::mem::take(&mut self.unread);
         self.jumped_scans.clear();
         // Set again below if the board is still unexplained.
@@ -1871,7 +1887,16 @@ impl Inference {
         // first step next door and one piece is now off the board: that
         // piece is in the hand sliding it.
         let one_in_hand = (expected & !board).count() == 1 && (board & !expected).is_empty();
-        if jump && (unread || !one_in_hand) && self.explain_jump(t, board) {
+        // At the mover's press, a jump that is the next mover's piece
+        // sliding on in one reading, between squares the record leaves
+        // empty, along its lines from the square it was lifted from: his
+        // hand at work (two hands, 1.1), no plies the sensors missed.
+        let slid_at_press = self.pressing
+            && !unread
+            && jumped_squares.count() == 2
+            && (jumped_squares & expected).is_empty()
+            && self.next_movers_piece_sliding_over(jumped_squares, board);
+        if jump && (unread || !one_in_hand) && !slid_at_press && self.explain_jump(t, board) {
             return;
         }
         if self.in_progress(board) {
