@@ -271,21 +271,10 @@ impl Inference {
     /// down, still empty, with the time of that set-down; `None` when
     /// none.
     fn taken_since_last_set_down(&self) -> Option<(Millis, Bitboard)> {
-        let set = self.last_placed?;
-        let pos = self.game.position();
-        let squares: Bitboard = self
-            .turn
-            .removals
-            .iter()
-            .filter(|&&(r, q)| {
-                r > set
-                    && !self.board.contains(q)
-                    && !pos.board().occupied().contains(q)
-                    && self.turn.placed_at[q as usize].is_some_and(|p| p <= set)
-            })
-            .map(|&(_, q)| q)
-            .collect();
-        squares.any().then_some((set, squares))
+        let record = self.game.position().board().occupied();
+        self.lifted_since_last_set_down(|q, set| {
+            !record.contains(q) && self.turn.placed_at[q as usize].is_some_and(|p| p <= set)
+        })
     }
 
     /// Squares of `side`'s pieces in the record's position lifted after
@@ -293,15 +282,23 @@ impl Inference {
     /// mover's hand at work once the presser's move was set down, two
     /// hands, 1.1), with the time of that set-down; `None` when none.
     fn grabbed_since_last_set_down(&self, side: Color) -> Option<(Millis, Bitboard)> {
-        let set = self.last_placed?;
         let pos = self.game.position();
+        self.lifted_since_last_set_down(|q, _| pos.board().color_at(q) == Some(side))
+    }
+
+    /// Squares lifted after the board's last piece was set down, still
+    /// empty, that `keep` (given that set-down's time) keeps, with that
+    /// time; `None` when none.
+    fn lifted_since_last_set_down(
+        &self,
+        keep: impl Fn(Square, Millis) -> bool,
+    ) -> Option<(Millis, Bitboard)> {
+        let set = self.last_placed?;
         let squares: Bitboard = self
             .turn
             .removals
             .iter()
-            .filter(|&&(r, q)| {
-                r > set && !self.board.contains(q) && pos.board().color_at(q) == Some(side)
-            })
+            .filter(|&&(r, q)| r > set && !self.board.contains(q) && keep(q, set))
             .map(|&(_, q)| q)
             .collect();
         squares.any().then_some((set, squares))
