@@ -573,20 +573,7 @@ impl Inference {
             // a capture's square was emptied for it, no square passed
             // over): the plies before it stand beside, his hand at work
             // (as `explain_missed_reply` reads a reply that has not stood).
-            let sliding: Vec<Vec<Move>> = lines
-                .iter()
-                .filter(|line| line.len() > 1)
-                .filter_map(|line| {
-                    let (last, before) = line.split_last()?;
-                    let end = hypotheses::play_line(&pos, before);
-                    (!last.is_capture() && !self.stood(t, &end, last)).then(|| before.to_vec())
-                })
-                .collect();
-            for before in sliding {
-                if !lines.contains(&before) {
-                    lines.push(before);
-                }
-            }
+            self.add_unsettled_prefixes(t, &pos, &mut lines, false);
         }
         if lines.is_empty() && at_work.is_empty() {
             return false;
@@ -836,16 +823,7 @@ impl Inference {
                 .filter(|line| reply != Reply::SeenMade || self.hand_made_in(&line[1], &line[..1]))
                 .collect();
         if reply == Reply::Stood {
-            let sliding: Vec<Vec<Move>> = lines
-                .iter()
-                .filter(|line| !self.reply_stood(t, &pos, line))
-                .map(|line| line[..1].to_vec())
-                .collect();
-            for first in sliding {
-                if !lines.contains(&first) {
-                    lines.push(first);
-                }
-            }
+            self.add_unsettled_prefixes(t, &pos, &mut lines, true);
         }
         // Every line reads the hands out of the order they lifted (the
         // reply's piece lifted before the missed ply's): no certainty.
@@ -938,12 +916,33 @@ impl Inference {
         }
     }
 
-    /// Whether the pieces `line`'s second ply (the reply) sets down have
-    /// stood since [`two_hands::RELEASE_MIN_MS`] before `t`.
-    fn reply_stood(&self, t: Millis, pos: &Chess, line: &[Move]) -> bool {
-        let mut after = pos.clone();
-        after.play_unchecked(line[0]);
-        self.stood(t, &after, &line[1])
+    /// Adds to `lines` (plies from `pos`) each line's plies but its last
+    /// where that last ply's pieces have not stood since a release before
+    /// `t` (see [`Self::stood`]): they may be sliding on, the next mover's
+    /// hand at work (1.1). A last ply that captures counts only with
+    /// `captures` (its square was emptied for it: no square passed over).
+    fn add_unsettled_prefixes(
+        &self,
+        t: Millis,
+        pos: &Chess,
+        lines: &mut Vec<Vec<Move>>,
+        captures: bool,
+    ) {
+        let unsettled: Vec<Vec<Move>> = lines
+            .iter()
+            .filter(|line| line.len() > 1)
+            .filter_map(|line| {
+                let (last, before) = line.split_last()?;
+                let end = hypotheses::play_line(pos, before);
+                ((captures || !last.is_capture()) && !self.stood(t, &end, last))
+                    .then(|| before.to_vec())
+            })
+            .collect();
+        for before in unsettled {
+            if !lines.contains(&before) {
+                lines.push(before);
+            }
+        }
     }
 
     /// Whether the pieces `m` sets down in `pos` have stood since

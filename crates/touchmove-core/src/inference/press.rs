@@ -249,7 +249,6 @@ impl Inference {
     fn explain_missed_reply_or_taken(&mut self, t: Millis, presser: Color) -> bool {
         let mut lines = self.missed_reply_lines(t, self.board, Reply::Any);
         if let Some((release, taken)) = self.taken_since_last_set_down() {
-            let old = self.turn.clone();
             let plain = lines.len();
             for line in self.missed_reply_lines(t, self.board | taken, Reply::Any) {
                 let pos = hypotheses::play_line(self.game.position(), &line);
@@ -258,6 +257,7 @@ impl Inference {
                 }
             }
             if plain == 0 && lines.len() == 1 {
+                let old = self.turn.clone();
                 self.adopt_or_hypothesise(t, lines);
                 self.carry_over(&old, release);
                 return true;
