@@ -2916,13 +2916,9 @@ fn a_reply_set_down_and_taken_at_once_at_its_press_may_have_stood_where_it_was_s
     // stood beside it, and the record went on with `...Qxd4` (a wrong
     // move). Both lines stay open while the board cannot tell a queen
     // on d4 from the pawn; `f3` (illegal with the queen on d4) tells.
-    let mut h = Hands::new(
-        Some("r2q1rk1/pp2bpp1/2p4p/4B3/Nn1Pn3/1b2QN1P/PP3PP1/R2R2K1 w - - 0 19"),
+    let out = read_readings(
+        "r2q1rk1/pp2bpp1/2p4p/4B3/Nn1Pn3/1b2QN1P/PP3PP1/R2R2K1 w - - 0 19",
         "fide-blitz",
-    );
-    h.wait(1000);
-    play_readings(
-        &mut h,
         "20 -e3 30 -d8 240 +d5 360 -d5 372 black 410 -b3 580 +d5 680 -d5 779 white 800 \
          -b4 800 +c4 810 -c4 990 +d5 1120 -d1 1223 black 1290 +e1 1320 -e1 1360 +e1 1534 \
          white 1590 -f7 1770 +f5 2134 black 2220 -a2 2420 +a3 2494 white 2530 -b7 2810 \
@@ -2937,7 +2933,6 @@ fn a_reply_set_down_and_taken_at_once_at_its_press_may_have_stood_where_it_was_s
          black 8950 -h8 9000 -a8 9149 white 9290 +h8 9665 black 10050 -f3 10270 +e5 10450 \
          -h8 10560 +c8 10628 white 10780 -f2 10879 black 11050 +f3 11198 white",
     );
-    let out = h.run();
     read_exactly(
         &out,
         &[
@@ -2957,18 +2952,13 @@ fn a_piece_taken_at_once_is_let_go_at_the_movers_press_on_a_board_read_every_20_
     // hand was on its way to the clock (6.7): the pawn was let go on d4
     // and the lift is Black's (1.1). Before, the press read as one
     // without a move, a completed illegal move (7.5.3 of 2023).
-    let mut h = Hands::new(
-        Some("rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"),
+    let out = read_readings(
+        "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2",
         "fide-blitz",
-    );
-    h.wait(1000);
-    play_readings(
-        &mut h,
         "0 -e7 100 +e6 280 -d2 370 black 400 +d3 420 -d3 540 +d4 620 -d4 632 white \
          660 -c5 840 +d4 1020 -d4 1080 -f3 1185 black 1240 +d4 1365 white 1440 -a7 1660 +a6 \
          1700 black",
     );
-    let out = h.run();
     read_exactly(&out, &["e7e6", "d2d4", "c5d4", "f3d4", "a7a6"]);
     assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4, 5]);
 }
@@ -2982,17 +2972,12 @@ fn a_move_set_down_a_reach_before_the_press_is_made_though_it_stood_less_than_a_
     // made (6.7) and the lift is Black's (1.1); before, the board read as
     // White's knight moved while a black piece was off, a completed
     // illegal move (7.5).
-    let mut h = Hands::new(
-        Some("rn1q1rk1/pbp2ppp/1p1ppn2/6B1/2PP4/P1Q1P3/1P3PPP/R3KBNR w KQ - 0 9"),
+    let out = read_readings(
+        "rn1q1rk1/pbp2ppp/1p1ppn2/6B1/2PP4/P1Q1P3/1P3PPP/R3KBNR w KQ - 0 9",
         "fide-blitz",
-    );
-    h.wait(1000);
-    play_readings(
-        &mut h,
         "0 -g1 140 +f3 220 -b8 231 white 240 +c8 280 -c8 360 +d7 480 -f1 700 black \
          720 +e2 802 white 820 -h7 1060 +h6 1116 black",
     );
-    let out = h.run();
     read_exactly(&out, &["g1f3", "b8d7", "f1e2", "h7h6"]);
     assert_eq!(support::completed_plies(&out.events), [1, 2, 3, 4]);
 }
@@ -3006,13 +2991,9 @@ fn a_slide_reaching_a_square_as_it_leaves_the_next_is_not_let_go_at_the_other_pr
     // let go, not White's bishop: read as Black's queen still standing on
     // d7 (`...Qd7`, set down a reach before his press), the record
     // went wrong.
-    let mut h = Hands::new(
-        Some("r1B3nr/4k3/1p1q2Q1/1P4P1/1n3P2/4P3/P2N2KP/R2q4 b - - 3 29"),
+    let out = read_readings(
+        "r1B3nr/4k3/1p1q2Q1/1P4P1/1n3P2/4P3/P2N2KP/R2q4 b - - 3 29",
         "fide-blitz",
-    );
-    h.wait(1000);
-    play_readings(
-        &mut h,
         "136 +e6 149 -d6 151 +d6 154 -d6 157 +d6 160 -d6 171 -e6 193 +f6 250 -f6 289 -g6 \
          291 +g6 293 -g6 316 +g6 318 -g6 321 +g6 323 -g6 326 +g6 467 +d7 469 -c8 470 +c8 \
          472 -c8 518 black 521 -d7 570 +e6 571 -e6 573 +e6 574 -e6 576 +e6 689 -d1 860 \
@@ -3021,7 +3002,6 @@ fn a_slide_reaching_a_square_as_it_leaves_the_next_is_not_let_go_at_the_other_pr
          2332 white 2366 -a8 2369 +a8 2372 -a8 2426 +a7 2460 -a7 2497 +a6 2544 -a6 2597 \
          +a5 2599 -a5 2602 +a5 2605 -a5 2608 +a5 2641 -a5 2661 +a5 2996 black",
     );
-    let out = h.run();
     read_exactly(&out, &["d6g6", "c8e6", "d1g1", "a1g1", "a8a5"]);
 }
 
@@ -3035,17 +3015,12 @@ fn the_next_movers_slide_stepping_in_one_reading_at_the_press_is_his_hand_at_wor
     // plies the sensors missed: read as a jump, the press opened lines
     // of `Qc7` (illegal after `Qxf5+`) and `Qg4 Qc7 Qxf5 Qf7` was
     // recorded.
-    let mut h = Hands::new(
-        Some("5k2/q7/1p4Q1/4Bp1p/1bPP3P/6P1/7K/8 w - - 0 43"),
+    let out = read_readings(
+        "5k2/q7/1p4Q1/4Bp1p/1bPP3P/6P1/7K/8 w - - 0 43",
         "fide-blitz",
-    );
-    h.wait(1000);
-    play_readings(
-        &mut h,
         "0 -g6 360 +b7 380 -a7 400 -b7 400 +c7 417 white 440 -c7 500 +e7 520 -e7 540 +f7 \
          724 black 780 -f5 820 +f6 860 -f6 900 -f7 920 +f7 1269 white 1600 -f8 1820 -f7 \
          1880 +f7 1985 black 2000 -e5 2160 +c7 2268 white 2400 -b4 2640 +a5 2754 black",
     );
-    let out = h.run();
     read_exactly(&out, &["g6f5", "a7f7", "f5f7", "f8f7", "e5c7", "b4a5"]);
 }
