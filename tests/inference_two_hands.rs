@@ -3024,3 +3024,45 @@ fn the_next_movers_slide_stepping_in_one_reading_at_the_press_is_his_hand_at_wor
     );
     read_exactly(&out, &["g6f5", "a7f7", "f5f7", "f8f7", "e5c7", "b4a5"]);
 }
+
+#[test]
+fn a_jump_read_with_the_movers_piece_in_the_hand_is_no_capture_it_could_make() {
+    // `19. g4 Nh6` in one jump, the sensors read again with White's g4
+    // pawn already in the hand (`20. g5`, bullet): the board (g3 and f5
+    // empty, h6 filled, g4 empty) is also `20. gxh5`, the h5 pawn's
+    // square reading occupied either way. Before, the capture was
+    // adopted at once and `g5` read as a touch-move breach; where the
+    // pawn lands tells.
+    let out = read_readings(
+        "2k3rr/p2qbpp1/1pn1p3/3pPn1p/2pP1P2/P1P2NPP/1PQ1NBK1/R6R w - - 5 19",
+        "fide-blitz",
+        "950 -g3 950 -f5 950 +h6 1180 +g5 1230 -g5 1270 +g5 1343 white 1450 -h6 \
+         1560 +f5 1670 -e2 1722 black 1930 +g3 1960 -g3 2000 +g3 2085 white 2240 -f5 \
+         2280 -g3 2320 +g3 2404 black 3580 -g3 3630 -f2 3840 +g3 4105 white 4180 -g7 \
+         4300 +g6 4390 black",
+    );
+    read_exactly(
+        &out,
+        &[
+            "g3g4", "f5h6", "g4g5", "h6f5", "e2g3", "f5g3", "f2g3", "g7g6",
+        ],
+    );
+}
+
+#[test]
+fn a_capture_taken_up_again_before_the_other_players_press_is_read_standing() {
+    // `40...Qxd5` with the d5 pawn never read leaving (a capture quicker
+    // than a scan), `41. Kg2`, and Black's queen lifted from d5 on its way
+    // to d2 before White's press (bullet). At the press the board shows
+    // d5 empty: before, `40...Qxg4` (g4 never read empty either) was
+    // adopted and the record stopped at `41. Kg2`. The presser's own pawn
+    // square lifted since his last set-down is read as standing beside
+    // it: the queen's landing on d2 tells.
+    let out = read_readings(
+        "5r2/p5k1/3p4/3P2q1/1Pp1rpP1/P1P1pRPR/4Q2K/8 b - - 0 40",
+        "fide-blitz",
+        "250 -g5 1040 -h2 1190 +g2 1340 -d5 1484 white 1630 +d2 1756 black 1780 -g2 \
+         1940 +f1 2183 white",
+    );
+    read_exactly(&out, &["g5d5", "h2g2", "d5d2", "g2f1"]);
+}

@@ -282,8 +282,9 @@ impl Inference {
     /// The board jumped (several squares changed unseen): the moves made
     /// meanwhile. One line is adopted; several (or one line while a move
     /// in progress also explains the board) are kept as hypotheses.
-    pub(super) fn explain_jump(&mut self, t: Millis, board: Bitboard) -> bool {
-        self.explain_within(t, board, self.config.max_missed_plies, Seen::Any)
+    pub(super) fn explain_jump(&mut self, t: Millis, board: Bitboard, unread: bool) -> bool {
+        let seen = if unread { Seen::Unread } else { Seen::Any };
+        self.explain_within(t, board, self.config.max_missed_plies, seen)
     }
 
     /// Pieces gone and nothing moving, without a jump: captures the sensors
@@ -345,6 +346,13 @@ impl Inference {
             // Or fewer, the sensors read again while the next mover's hand
             // held a piece (fast hands, 1.1).
             at_work = self.hands_at_work(t, &pos, board, &lines, max_plies);
+            // Or the plies but the last, a capture, its capturing piece
+            // still in the hand. (Not where a hand at work explains the
+            // board with no ply missed: a line of plies and a hand at
+            // work after them is one no later move contradicts.)
+            if seen == Seen::Unread && !in_hand {
+                self.capturer_at_work(t, &pos, board, &lines, &mut at_work);
+            }
             // Or the hand at work the jump's first reading caught then
             // set its piece down: the plies, then its move (never stuck).
             if lines.is_empty() && at_work.is_empty() {
@@ -454,6 +462,47 @@ impl Inference {
             }
         }
         at_work
+    }
+
+    /// After a jump the sensors did not read, lines' plies but their
+    /// last, a capture, with the capturing piece still in the hand (it
+    /// leaves the board its capture leaves: the captured piece's square
+    /// reads occupied either way), beside `at_work` (see
+    /// [`Self::hands_at_work`]): where it lands tells. Only while they
+    /// leave room for every line under [`hypotheses::MAX_LINES`].
+    fn capturer_at_work(
+        &self,
+        t: Millis,
+        pos: &Chess,
+        board: Bitboard,
+        lines: &[Vec<Move>],
+        at_work: &mut Vec<(Vec<Move>, Millis)>,
+    ) {
+        let read = (pos.board().occupied() & !board)
+            .into_iter()
+            .filter_map(|s| self.turn.first_lift(s))
+            .min()
+            .unwrap_or(t);
+        let mut held: Vec<(Vec<Move>, Millis)> = Vec::new();
+        for line in lines {
+            let Some((last, before)) = line.split_last() else {
+                continue;
+            };
+            if !last.is_capture() || before.is_empty() {
+                continue;
+            }
+            let p = hypotheses::play_line(pos, before);
+            if (board & !p.board().occupied()).is_empty()
+                && in_progress_at(&p, board)
+                && !lines.iter().any(|l| l == before)
+                && !at_work.iter().chain(&held).any(|(l, _)| l == before)
+            {
+                held.push((before.to_vec(), read.saturating_sub(1)));
+            }
+        }
+        if lines.len() + at_work.len() + held.len() <= hypotheses::MAX_LINES {
+            at_work.extend(held);
+        }
     }
 
     /// Lines of the plies of a jump and the move of the hand its first
@@ -1066,6 +1115,9 @@ fn in_progress_left(pos: &Chess, board: Bitboard, sliding: bool, next_door: bool
 enum Seen {
     /// Any piece (the board jumped: nobody saw the hands).
     Any,
+    /// Any piece, the board jumped with the sensors unread (no slide's
+    /// step explains it).
+    Unread,
     /// Only pieces seen lifted this turn.
     OnlyLifted,
 }

@@ -1896,7 +1896,8 @@ impl Inference {
             && jumped_squares.count() == 2
             && (jumped_squares & expected).is_empty()
             && self.next_movers_piece_sliding_over(jumped_squares, board);
-        if jump && (unread || !one_in_hand) && !slid_at_press && self.explain_jump(t, board) {
+        if jump && (unread || !one_in_hand) && !slid_at_press && self.explain_jump(t, board, unread)
+        {
             return;
         }
         if self.in_progress(board) {

@@ -245,10 +245,15 @@ impl Inference {
     /// standing. His queen set down on d5 and White's hand lifting it at
     /// once reads like the queen passing d5 on its way to take on d4 (a
     /// capture quicker than a scan); where the pieces stood then, the next
-    /// moves tell.
+    /// moves tell. So too a square of the presser's own piece in the
+    /// record lifted since: the reply the sensors missed captured there
+    /// (its captured piece never read empty), and the next mover's hand
+    /// lifted the capturing piece again before the press (`...Qxd5`
+    /// unseen, `Kg2`, Black's queen lifted from d5 while White's hand
+    /// went to the clock).
     fn explain_missed_reply_or_taken(&mut self, t: Millis, presser: Color) -> bool {
         let mut lines = self.missed_reply_lines(t, self.board, Reply::Any);
-        if let Some((release, taken)) = self.taken_since_last_set_down() {
+        if let Some((release, taken)) = self.taken_since_last_set_down(presser) {
             let plain = lines.len();
             for line in self.missed_reply_lines(t, self.board | taken, Reply::Any) {
                 let pos = hypotheses::play_line(self.game.position(), &line);
@@ -266,14 +271,16 @@ impl Inference {
         self.adopt_or_hypothesise(t, lines)
     }
 
-    /// Squares empty in the record's position where a piece was set down
-    /// this turn and lifted again after the board's last piece was set
-    /// down, still empty, with the time of that set-down; `None` when
-    /// none.
-    fn taken_since_last_set_down(&self) -> Option<(Millis, Bitboard)> {
-        let record = self.game.position().board().occupied();
+    /// Squares lifted again after the board's last piece was set down,
+    /// still empty, with the time of that set-down (`None` when none):
+    /// squares empty in the record's position where a piece was set down
+    /// this turn, and squares of `presser`'s pieces in the record.
+    fn taken_since_last_set_down(&self, presser: Color) -> Option<(Millis, Bitboard)> {
+        let record = self.game.position().board();
         self.lifted_since_last_set_down(|q, set| {
-            !record.contains(q) && self.turn.placed_at[q as usize].is_some_and(|p| p <= set)
+            !record.occupied().contains(q)
+                && self.turn.placed_at[q as usize].is_some_and(|p| p <= set)
+                || record.color_at(q) == Some(presser)
         })
     }
 
