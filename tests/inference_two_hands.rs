@@ -3066,3 +3066,25 @@ fn a_capture_taken_up_again_before_the_other_players_press_is_read_standing() {
     );
     read_exactly(&out, &["g5d5", "h2g2", "d5d2", "g2f1"]);
 }
+
+#[test]
+fn a_piece_let_stand_on_a_square_is_a_ply_of_the_line_that_explains_the_press() {
+    // `17...b4` read in one reading (b5 and b4 at once, the press missed),
+    // `18. a4` sliding over a3, and Black taking en passant before White's
+    // press (bullet). At the press the board is also `17...bxc4 18. a3`
+    // (c4 never read empty), whose pieces the hands lifted in order; but
+    // the pawn let stand on b4 for 400 ms, and on a4, are no ply of it.
+    // Before, that line was adopted and the record went wrong at ply 34.
+    let out = read_readings(
+        "3r1rk1/4npbp/bqn1p1p1/ppp1P3/2PpNP2/1P1P1NP1/P2BQ1BP/R4RK1 b - - 4 17",
+        "fide-blitz",
+        "390 -b5 390 +b4 400 -a2 490 +a3 570 -a3 650 +a4 780 -b4 830 -a4 880 +a3 \
+         995 white 1040 -a1 1073 black 1290 -a3 1330 +a3 1490 -c6 1570 white 1670 +b4 \
+         1842 black 2710 -b4 2760 -d2 3040 +b4 3275 white 3570 -b4 3620 -a5 3850 +b4 \
+         4186 black",
+    );
+    read_exactly(
+        &out,
+        &["b5b4", "a2a4", "b4a3", "a1a3", "c6b4", "d2b4", "a5b4"],
+    );
+}

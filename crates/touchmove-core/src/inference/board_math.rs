@@ -80,6 +80,17 @@ pub(crate) fn arrival_squares(pos: &Chess, m: &Move) -> Bitboard {
         | captured_square(m).map_or(Bitboard::EMPTY, Bitboard::from_square)
 }
 
+/// The squares the plies of `line`, played from `pos`, set pieces down on.
+pub(crate) fn lands_on(pos: &Chess, line: &[Move]) -> Bitboard {
+    let mut p = pos.clone();
+    let mut lands = Bitboard::EMPTY;
+    for m in line {
+        lands |= arrival_squares(&p, m);
+        p.play_unchecked(*m);
+    }
+    lands
+}
+
 /// The squares a piece leaves in `m` (king and rook both for castling).
 pub(crate) fn moving_from(m: &Move) -> Bitboard {
     match *m {

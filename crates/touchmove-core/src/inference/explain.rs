@@ -879,7 +879,13 @@ impl Inference {
         // Lines one ply longer, the other side to move, whose pieces the
         // hands lifted in order and whose reply they were seen making,
         // stand beside them (never stuck: the next move tells).
-        if !lines.is_empty() && lines.iter().all(|line| !self.turn.lifted_in_order(line)) {
+        // So too where every line passes over a piece the hands set down
+        // on a square empty in the record, let stand and took away again
+        // (b4 stood 400 ms: `...b4 a4 ...bxa3`, not `...bxc4 a3`).
+        let against = |line: &Vec<Move>| {
+            !self.turn.lifted_in_order(line) || self.passes_over_set_downs(&pos, line) > 0
+        };
+        if !lines.is_empty() && lines.iter().all(against) {
             let max = self.config.max_missed_plies;
             let longer: Vec<Vec<Move>> =
                 missed::with_the_other_side_to_move(&pos, board, self.white, &lines, max)

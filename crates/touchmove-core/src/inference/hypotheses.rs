@@ -242,13 +242,15 @@ impl Inference {
     ) {
         // Lines in the order the hands lifted their pieces first, while
         // the hands are still known: of lines reaching one position, the
-        // first is recorded.
+        // first is recorded. (Then those whose plies set pieces down
+        // where the hands let one stand.)
         let mut lines = lines;
         let base = self.game.position().clone();
         lines.sort_by_cached_key(|plies| {
             (
                 self.against_the_hands(plies),
                 self.placed_out_of_order(&base, plies),
+                self.passes_over_set_downs(&base, plies),
             )
         });
         // (Lines with a hand at work are few: never cut off by the bound
@@ -353,6 +355,16 @@ impl Inference {
             .map(|(_, sq)| *sq)
             .collect();
         (placed & !reached).count()
+    }
+
+    /// How many squares empty in `base` the hands set a piece down on this
+    /// turn, let it stand (a release, 4.6) and took it away again, where
+    /// no ply of `plies` sets one down: the line passes over what the
+    /// hands did (`...b4 a4 ...bxa3` sets down b4 and a4, `...b4 a3
+    /// ...bxa3` not a4).
+    pub(super) fn passes_over_set_downs(&self, base: &Chess, plies: &[Move]) -> usize {
+        let stood = self.turn.stood_and_left() & !base.board().occupied();
+        (stood & !lands_on(base, plies)).count()
     }
 
     /// How many plies of a line set a piece down where the hands were not

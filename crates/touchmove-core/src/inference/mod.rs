@@ -25,7 +25,7 @@ use crate::filter::{SettledChange, SquareChange};
 use crate::game::{Game, IllegalMoveRuling, LawEdition, Profile, Start};
 use crate::scan::Snapshot;
 use board_math::{
-    arrival_squares, captured_square, colours_after, involved, moving_from, must_lift,
+    arrival_squares, captured_square, colours_after, involved, lands_on, moving_from, must_lift,
     occupancy_after, to_an_empty_square,
 };
 use touch::Touch;
@@ -662,6 +662,16 @@ impl TurnHands {
             .iter()
             .find(|(u, s)| *s == sq && *u > placed)
             .is_some_and(|(u, _)| *u >= placed.saturating_add(self.release_min))
+    }
+
+    /// Squares where a piece was set down this turn and stood there (see
+    /// [`Self::stood_then_left`]) before it was taken away again.
+    fn stood_and_left(&self) -> Bitboard {
+        self.placements
+            .iter()
+            .filter(|&&(p, q)| self.stood_then_left(q, p))
+            .map(|&(_, q)| q)
+            .collect()
     }
 
     /// When the piece on `sq` first left it this turn (a later hand may
