@@ -3088,3 +3088,43 @@ fn a_piece_let_stand_on_a_square_is_a_ply_of_the_line_that_explains_the_press() 
         &["b5b4", "a2a4", "b4a3", "a1a3", "c6b4", "d2b4", "a5b4"],
     );
 }
+
+#[test]
+fn an_illegal_move_under_lines_of_plies_nobody_saw_leaves_the_lines_open() {
+    // `24. Bxb3` with the b3 pawn never read leaving (or `24. Bxg6`: lines
+    // open), `24...Rc3` seen made, then White's bishop set down on f3 from
+    // f2 (7.5, no clock) and moved on to g1. Before, the lines (whose
+    // first ply nobody saw) were dropped at the illegal move and five
+    // plies from the record (`Qf3 Rxc2 Be1 Rg2 Bc3`) adopted for the
+    // board. The lines wait for the bishop to be put right, beside the
+    // plies from the record, which the next move drops.
+    let out = read_readings(
+        "2r2bk1/3n1p1p/q3pnp1/3p4/1p1P1PP1/rp2P2P/P1B2BQ1/R1N2R1K w - - 0 24",
+        "fide-blitz",
+        "160 -c2 1150 -c8 1380 +c3 1940 -f2 2260 +f3 3390 -f3 3760 +g1 4160 -f6 \
+         4250 +e5 4280 -e5 4320 +e4 5190 -f1 5560 +e1 6040 -f8 6380 +e7",
+    );
+    // (Which bishop capture, only a later move of it tells: the lines
+    // stay open, nothing recorded meanwhile.)
+    assert!(
+        played_uci(&out.session).is_empty(),
+        "{:?}",
+        kinds(&out.events)
+    );
+    let open = out.events.iter().rev().find_map(|e| match &e.kind {
+        touchmove_core::events::EventKind::Candidates { lines } => Some(lines.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        open.unwrap_or_default(),
+        [
+            "c2b3 c8c3 f2g1 f6e4 f1e1 f8e7",
+            "c2g6 c8c3 f2g1 f6e4 f1e1 f8e7"
+        ],
+        "{:?}",
+        kinds(&out.events)
+    );
+    // (Legal play from the record explained the board too, five plies
+    // beside the lines until the next move: no alert.)
+    assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
+}

@@ -1034,10 +1034,10 @@ impl Inference {
     /// piece of the side not on move set on an empty square, lifted from
     /// its square and set down there by a hand since the line was read
     /// (knocked, 7.3), or one of the side on move set where no legal move
-    /// takes it (an illegal move not completed, 7.5), read at `t`. Only
-    /// lines whose last ply the hands were seen making: a line of plies nobody
-    /// saw may be a quick hand misread (the piece set down there the one
-    /// lifted before it opened).
+    /// takes it (an illegal move not completed, 7.5), read at `t`. A knock
+    /// only under lines whose last ply the hands were seen making: a line
+    /// of plies nobody saw may be a quick hand misread (the piece set down
+    /// there the one lifted before it opened).
     fn knocked_under(
         &self,
         t: Millis,
@@ -1045,7 +1045,7 @@ impl Inference {
         board: Bitboard,
         lines: &[Line],
     ) -> Option<Knocked> {
-        lines.iter().filter(|line| line.seen_last).find_map(|line| {
+        lines.iter().find_map(|line| {
             let pos = play_line(base, &line.plies);
             let occupied = pos.board().occupied();
             let (left, onto) = (occupied & !board, board & !occupied);
@@ -1063,6 +1063,12 @@ impl Inference {
                     .legal_moves()
                     .iter()
                     .any(|m| m.from() == Some(from) && m.to() == to);
+            // (Under a line of plies nobody saw, only an illegal move: the
+            // mover's piece set where no legal move of any line takes it
+            // is no quick hand misread.)
+            if !line.seen_last && !illegal {
+                return None;
+            }
             let knocked = (pos.board().color_at(from) == Some(!pos.turn()) || illegal)
                 && self.white.is_none_or(|w| w == white_after)
                 && self
