@@ -3128,3 +3128,29 @@ fn an_illegal_move_under_lines_of_plies_nobody_saw_leaves_the_lines_open() {
     // beside the lines until the next move: no alert.)
     assert!(alerts(&out.events).is_empty(), "{:?}", kinds(&out.events));
 }
+
+#[test]
+fn a_jump_read_with_a_piece_lifted_from_where_the_jump_took_it_is_read_when_it_lands() {
+    // `22...Rae8 23. Nd4 Qg6` unread, the sensors read again with White's
+    // hand holding the rook it took off e8 (`24. Rxe8`, bullet): the board
+    // shows a8, c2 and g7 empty, d4 and g6 filled, e8 empty. Before, only
+    // lines with a piece held from a square the jump emptied were searched
+    // for a hand at work, and `...Rae8 Na1 ...Rxe1 Nc2 ...Qg6 Nd4` was
+    // recorded. The hand may hold a piece from a square the jump's pieces
+    // went to (empty in the record too); where it lands tells.
+    let out = read_readings(
+        "r4rk1/1ppb2qp/p2p4/3P2p1/2P3p1/1P4P1/P1NQ1P1P/4RRK1 b - - 3 22",
+        "fide-blitz",
+        "190 -c2 190 -g7 190 -a8 190 +d4 190 +g6 220 -e1 530 +e8 580 -e8 610 +e8 \
+         730 -f8 850 -e8 880 +e8 981 white 1110 -f1 1155 black 1230 +e1 1270 -e1 \
+         1310 +e1 1405 white 1530 -e8 1580 -e1 1640 +e1 1998 black 2230 -e1 2250 -d2 \
+         2520 +e1 2642 white 2660 -g6 2780 +f6 2980 -e1 3080 +e4 3088 black 3279 white \
+         3280 -f6 3540 +e5 3731 black",
+    );
+    read_exactly(
+        &out,
+        &[
+            "a8e8", "c2d4", "g7g6", "e1e8", "f8e8", "f1e1", "e8e1", "d2e1", "g6f6", "e1e4", "f6e5",
+        ],
+    );
+}

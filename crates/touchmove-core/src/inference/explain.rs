@@ -345,7 +345,7 @@ impl Inference {
             }
             // Or fewer, the sensors read again while the next mover's hand
             // held a piece (fast hands, 1.1).
-            at_work = self.hands_at_work(t, &pos, board, &lines, max_plies);
+            at_work = self.hands_at_work(t, &pos, board, &lines, max_plies, seen == Seen::Unread);
             // Or the plies but the last, a capture, its capturing piece
             // still in the hand. (Not where a hand at work explains the
             // board with no ply missed: a line of plies and a hand at
@@ -422,6 +422,9 @@ impl Inference {
     /// while the next mover's hand held a piece (fast hands, 1.1): kept
     /// where such a hand explains `board`; where it lands tells. Each with
     /// the time the lines were read from (before the hand's first lift).
+    /// The held piece's square: one the jump emptied, or after a jump the
+    /// sensors did not read (`unread`) also one a piece the jump moved
+    /// could reach, empty in the record and on the board.
     pub(super) fn hands_at_work(
         &self,
         t: Millis,
@@ -429,6 +432,7 @@ impl Inference {
         board: Bitboard,
         lines: &[Vec<Move>],
         max_plies: usize,
+        unread: bool,
     ) -> Vec<(Vec<Move>, Millis)> {
         let emptied = pos.board().occupied() & !board;
         // (The hand's pieces were lifted since the board was read again:
@@ -438,12 +442,42 @@ impl Inference {
             .filter_map(|s| self.turn.first_lift(s))
             .min()
             .unwrap_or(t);
-        let mut at_work: Vec<(Vec<Move>, Millis)> =
-            missed::with_a_hand_at_work(pos, board, self.white, lines, emptied, max_plies)
+        let in_hand = |found: Vec<Vec<Move>>| -> Vec<Vec<Move>> {
+            found
                 .into_iter()
                 .filter(|line| in_progress_at(&hypotheses::play_line(pos, line), board))
-                .map(|line| (line, read.saturating_sub(1)))
-                .collect();
+                .collect()
+        };
+        let mut held = in_hand(missed::with_a_hand_at_work(
+            pos, board, self.white, lines, emptied, max_plies,
+        ));
+        if unread {
+            // Or on a square one of the jump's pieces went to, empty in
+            // the record too (`...Kd5 Re5+` unread, the king lifted from
+            // d5 again; `...Rae8 Nd4 ...Qg6`, White's hand taking the
+            // rook off e8).
+            let occupied = pos.board().occupied();
+            let reach = emptied
+                .into_iter()
+                .filter_map(|s| {
+                    let piece = pos.board().piece_at(s)?;
+                    Some(shakmaty::attacks::attacks(s, piece, occupied))
+                })
+                .fold(Bitboard::EMPTY, |a, b| a | b)
+                & !occupied
+                & !board;
+            for line in in_hand(missed::with_a_hand_at_work(
+                pos, board, self.white, lines, reach, max_plies,
+            )) {
+                if !held.contains(&line) {
+                    held.push(line);
+                }
+            }
+        }
+        let mut at_work: Vec<(Vec<Move>, Millis)> = held
+            .into_iter()
+            .map(|line| (line, read.saturating_sub(1)))
+            .collect();
         // Or the plies that explain the board the jump was first read
         // as, a piece it set down lifted again at once (the next
         // mover's hand) before the reading settled.
@@ -606,7 +640,7 @@ impl Inference {
             // Or fewer, a hand at work since (as for a jump read without an
             // alert): a piece lifted a moment ago is in the air, not taken
             // by plies nobody saw.
-            at_work = self.hands_at_work(t, &pos, board, &lines, max);
+            at_work = self.hands_at_work(t, &pos, board, &lines, max, false);
         } else if lines.is_empty() {
             lines = self.played_on_after_unseen_plies(&pos, board);
             // (Not under the Laws: a record a ply off the players' turn

@@ -693,7 +693,7 @@ impl Inference {
             // held a piece (fast hands, 1.1); where it lands tells. (Only
             // where the board leaves no line otherwise: never stuck.)
             for (line, pos, plies) in &unexplained {
-                for (more, read) in self.hands_at_work(t, pos, board, &[], *plies) {
+                for (more, read) in self.hands_at_work(t, pos, board, &[], *plies, false) {
                     next.push(Line {
                         hand_at_work: true,
                         ..line.then_missed(&more, read)
