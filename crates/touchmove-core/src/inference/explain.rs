@@ -437,11 +437,7 @@ impl Inference {
         let emptied = pos.board().occupied() & !board;
         // (The hand's pieces were lifted since the board was read again:
         // the lines read from that reading, or `t`.)
-        let read = emptied
-            .into_iter()
-            .filter_map(|s| self.turn.first_lift(s))
-            .min()
-            .unwrap_or(t);
+        let read = self.turn.first_lift_of(emptied).unwrap_or(t);
         let in_hand = |found: Vec<Vec<Move>>| -> Vec<Vec<Move>> {
             found
                 .into_iter()
@@ -512,10 +508,10 @@ impl Inference {
         lines: &[Vec<Move>],
         at_work: &mut Vec<(Vec<Move>, Millis)>,
     ) {
-        let read = (pos.board().occupied() & !board)
-            .into_iter()
-            .filter_map(|s| self.turn.first_lift(s))
-            .min()
+        // (As for [`Self::hands_at_work`]: read from the jump's reading.)
+        let read = self
+            .turn
+            .first_lift_of(pos.board().occupied() & !board)
             .unwrap_or(t);
         let mut held: Vec<(Vec<Move>, Millis)> = Vec::new();
         for line in lines {

@@ -555,10 +555,7 @@ impl TurnHands {
     /// made), the latest over its squares; `None` when a square was never
     /// reached.
     fn first_arrival(&self, pos: &Chess, m: &Move, now: Millis) -> Option<Millis> {
-        let began = moving_from(m)
-            .into_iter()
-            .filter_map(|s| self.first_lift(s))
-            .min()?;
+        let began = self.first_lift_of(moving_from(m))?;
         let arrived = occupancy_after(pos, m) & arrival_squares(pos, m);
         arrived
             .into_iter()
@@ -674,6 +671,11 @@ impl TurnHands {
             .collect()
     }
 
+    /// The earliest [`Self::first_lift`] of `squares`, if any was lifted.
+    fn first_lift_of(&self, squares: Bitboard) -> Option<Millis> {
+        squares.into_iter().filter_map(|s| self.first_lift(s)).min()
+    }
+
     /// When the piece on `sq` first left it this turn (a later hand may
     /// have passed over the square since).
     fn first_lift(&self, sq: Square) -> Option<Millis> {
@@ -770,12 +772,7 @@ impl TurnHands {
                 .filter_map(|s| self.lifted_at[s as usize])
                 .max()
         };
-        let first = |m: &Move| {
-            moving_from(m)
-                .into_iter()
-                .filter_map(|s| self.first_lift(s))
-                .min()
-        };
+        let first = |m: &Move| self.first_lift_of(moving_from(m));
         plies.windows(2).all(|w| match (first(&w[0]), last(&w[1])) {
             (Some(a), Some(b)) => b >= a,
             _ => true,

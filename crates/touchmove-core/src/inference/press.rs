@@ -429,11 +429,7 @@ impl Inference {
     /// mover's press at `t`, less a scan: too late for the hand that
     /// presses (6.7).
     fn reached_too_late(&self, pos: &Chess, m: &Move, t: Millis) -> Bitboard {
-        let began = must_lift(m)
-            .into_iter()
-            .filter_map(|s| self.turn.first_lift(s))
-            .min()
-            .unwrap_or(0);
+        let began = self.turn.first_lift_of(must_lift(m)).unwrap_or(0);
         let reach = PRESS_REACH_MS.saturating_sub(self.scan_uncertainty());
         arrival_squares(pos, m)
             .into_iter()

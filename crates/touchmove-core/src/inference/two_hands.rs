@@ -527,10 +527,7 @@ impl Inference {
                     .filter(|c| after.contains(*c))
                     .map_or(Bitboard::EMPTY, Bitboard::from_square);
             let began = match since {
-                None => must_lift(&m)
-                    .into_iter()
-                    .filter_map(|s| self.turn.first_lift(s))
-                    .min(),
+                None => self.turn.first_lift_of(must_lift(&m)),
                 // Its own pieces all lifted since; a captured piece may
                 // never have read lifted (a capture quicker than a scan).
                 Some(since) => moving_from(&m)
