@@ -444,6 +444,14 @@ fn main() -> Result<(), String> {
                         } else {
                             sampled(&synth.trace, args.period)
                         };
+                        if args.only.is_some() {
+                            let played: Vec<String> = source
+                                .iter()
+                                .enumerate()
+                                .map(|(i, m)| format!("{}:{m}", i + 1))
+                                .collect();
+                            println!("played: {}", played.join(" "));
+                        }
                         let fens: Vec<&str> =
                             synth.moves.iter().map(|m| m.fen_after.as_str()).collect();
                         let dump = |dir: &PathBuf| {

@@ -3154,3 +3154,29 @@ fn a_jump_read_with_a_piece_lifted_from_where_the_jump_took_it_is_read_when_it_l
         ],
     );
 }
+
+#[test]
+fn a_second_jump_keeps_the_line_the_hands_kept_before_long_lines_from_the_record() {
+    // `27...Rd7 28. Nd4` unread, `28...Kg7` seen, then `29. Re3 Nxd4
+    // 30. Rxe8 Nf3+` unread (bullet). The true line is seven plies from
+    // the record; lines searched afresh from the record reach the board in
+    // five or six, and filled the bound on open lines before it, so the
+    // true line was cut off and `...Nd4 Rxd4 ...Rd7 Rxd5 ...Kg7` was
+    // recorded at the next move. The plies a jump hid are counted from
+    // the line it extends.
+    let out = read_readings(
+        "3rr1k1/p4p1p/4np2/3p4/8/1P1R1NP1/P4P1P/4R1K1 b - - 0 27",
+        "fide-blitz",
+        "630 -f3 630 -d8 630 +d4 630 +d7 2070 -g8 2170 +h8 2230 -h8 2310 +g7 2640 black \
+         5140 -d3 5140 -d4 5140 -e6 5140 +f3 5870 -g1 6010 +f1 6200 -f3 6230 -e1 \
+         6259 white 6290 +e1 6410 -e1 6460 -f1 6514 black 6580 +e1 6761 white 7740 -f6 \
+         7950 +f5 8070 -e1 8268 black 8330 +d2 8470 -f5 8492 white 8760 +f4",
+    );
+    read_exactly(
+        &out,
+        &[
+            "d8d7", "f3d4", "g8g7", "d3e3", "e6d4", "e3e8", "d4f3", "g1f1", "f3e1", "f1e1", "f6f5",
+            "e1d2", "f5f4",
+        ],
+    );
+}

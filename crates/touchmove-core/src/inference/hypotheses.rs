@@ -426,6 +426,19 @@ impl Inference {
         // Lines whose last ply ended the game.
         let mut ended: Vec<Line> = Vec::new();
         let judged = pending.lines.len();
+        // After a jump the sensors did not read, the lines open before it
+        // (not those just searched afresh from the record): each line
+        // extending one counts only the plies this jump hid.
+        let opened_before: Vec<Vec<Move>> = if unread_jump {
+            pending
+                .lines
+                .iter()
+                .filter(|l| !is_fresh(l, t))
+                .map(|l| l.plies.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
         // After a jump, lines that found no plies, with their position:
         // searched for a hand at work only if no line is left (below).
         let mut unexplained: Vec<(Line, Chess, usize)> = Vec::new();
@@ -947,6 +960,14 @@ impl Inference {
                 self.carry_over_on(&old, !promoting, release);
             }
             self.carry_over_on(&old, promoting, 0);
+        }
+        if unread_jump {
+            // The fewest plies this jump hid go first, so that the bound
+            // on open lines cuts off long lines searched afresh from the
+            // record rather than a line the hands' earlier moves kept
+            // (parsimony counts what nobody saw at this jump: the plies
+            // before it were judged then).
+            next.sort_by_cached_key(|line| hidden_by_the_jump(line, &opened_before));
         }
         self.settle_lines(
             t,
@@ -1765,6 +1786,24 @@ fn held(pos: &Chess, opened_board: Bitboard, board: Bitboard) -> Bitboard {
 }
 
 /// The position after `plies` from `base`.
+/// Whether `line` was searched afresh from the record at `t` (see
+/// [`Pending::add_missed`]): missed plies read then, none added since.
+fn is_fresh(line: &Line, t: Millis) -> bool {
+    line.since == t && line.added == 0 && !line.seen_last
+}
+
+/// The plies of `line` past the longest of `opened_before` it extends
+/// (all of them where it extends none): those a jump just hid.
+fn hidden_by_the_jump(line: &Line, opened_before: &[Vec<Move>]) -> usize {
+    let kept = opened_before
+        .iter()
+        .filter(|old| line.plies.starts_with(old))
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0);
+    line.plies.len() - kept
+}
+
 pub(super) fn play_line(base: &Chess, plies: &[Move]) -> Chess {
     let mut pos = base.clone();
     for m in plies {
