@@ -1104,3 +1104,83 @@ fn a_reply_set_down_on_the_square_of_a_move_read_under_lines_stays_the_next_move
         10,
     );
 }
+
+/// Corpus game `number` of `file` (the hand probe's game `index`) with
+/// `style`'s hands, two jumps where the probe puts them, read every 10 ms:
+/// the game, and what the session read.
+fn two_jumps_in_corpus_game(
+    file: &str,
+    number: usize,
+    index: u64,
+    style: &str,
+) -> (Chess, Vec<Move>, support::Outcome) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
+    let games = touchmove::cli::read_pgn_file(&dir.join(file)).unwrap();
+    let game = games[number - 1].as_ref().unwrap();
+    let start = game.start.position().clone();
+    let style = HandStyle::by_name(style).unwrap();
+    let (placed, mut s) =
+        faults::inject_jumps(&start, &game.moves, &style, index * 7 + 3, 2).unwrap();
+    assert_eq!(placed.len(), 2, "{placed:?}");
+    s.trace = synth::sampled::sampled(&s.trace, 10);
+    let out = support::run(&s, None);
+    (start, game.moves.clone(), out)
+}
+
+/// No alert but `displaced` (a jump's board before its lines open), and
+/// the record equal to the game from ply `from` on (the plies before may
+/// be a jump's transposition, which no board tells).
+fn read_from(start: &Chess, moves: &[Move], out: &support::Outcome, from: usize) {
+    let alerts = support::alerts(&out.events);
+    assert!(
+        alerts
+            .iter()
+            .all(|e| matches!(e.kind, EventKind::Displaced { .. })),
+        "{:?}",
+        alerts.iter().map(|e| e.to_json()).collect::<Vec<_>>()
+    );
+    let played = support::played_uci(&out.session);
+    let source = support::source_uci(start, moves);
+    assert_eq!(played.len(), source.len(), "{played:?}");
+    assert_eq!(played[from..], source[from..]);
+    let mut end = start.clone();
+    for m in moves {
+        end.play_unchecked(*m);
+    }
+    assert_eq!(
+        touchmove_core::game::fen_of(out.session.game().position()),
+        touchmove_core::game::fen_of(&end)
+    );
+}
+
+#[test]
+fn three_squares_changed_in_one_scan_are_a_jump_even_beside_a_slide() {
+    // Bullet hands, two jumps. In the second, `42...Rg5+ 43. Kf2 Rg4` went
+    // unread and the sensors read again with White's hand holding the
+    // king for `44. Kf3`: g3 and f5 empty, g4 filled, in one scan. Judged
+    // in pairs, the changes look like one hand's slides next door (f5 to
+    // g4, g3 to g4): the board was not taken for one the sensors missed,
+    // no hand at work was searched where the jump's pieces could go, and
+    // the record stopped at ply 89 of 173. Three squares in one scan are
+    // no one hand's slide. Then, under the line read with the king in the
+    // hand, Black's hand lifted g7 before the king came down on f3: the
+    // king's lift was never read, so `Kf3` was no move made under that
+    // line, and a detour (`Kf3 ...Rg4 Ne2 g6 Nf4 g5`) was recorded. The
+    // piece a hand held when the sensors were read again was lifted then.
+    let (start, moves, out) = two_jumps_in_corpus_game("twic1599.pgn", 114, 1104, "bullet");
+    read_from(&start, &moves, &out, 35);
+}
+
+#[test]
+fn at_the_end_of_the_trace_a_line_that_only_waited_for_a_hand_gives_way() {
+    // Bullet hands, two jumps, the second over `13. Be3 Qc3+ 14. Ke2`, then
+    // `14...Qxa1` seen, the game's last move. Lines of four plies with
+    // the queen going to c3 by way of another square (`...Qc5 Ke2 ...Qc3`)
+    // explain the board with her lifted from c3 too, and waited for her
+    // to land while the capture was made under the others. The trace ends
+    // there: a line that only waited while the others saw the hands' move
+    // made waits for nothing now, and the capture (its two lines reach one
+    // position) is recorded. It was left open.
+    let (start, moves, out) = two_jumps_in_corpus_game("201507britchamp.pgn", 326, 912, "bullet");
+    read_from(&start, &moves, &out, 0);
+}

@@ -586,14 +586,23 @@ impl Inference {
                 } else {
                     line.since
                 };
-                self.all_made_under_lifts_after(
+                // Under a line read with a hand at work, the pieces it
+                // held when the sensors were read again were lifted then.
+                let hands = (line.hand_at_work && (held & !self.turn.lifts).any())
+                    .then(|| self.turn.with_held(held, line.since));
+                let saved = hands.map(|h| std::mem::replace(&mut self.turn, h));
+                let under = self.all_made_under_lifts_after(
                     &pos,
                     &line.plies,
                     Some(since.saturating_sub(1)),
                     t,
                     board,
                     Hands::NextMoversPieces,
-                )
+                );
+                if let Some(saved) = saved {
+                    self.turn = saved;
+                }
+                under
             };
             if !under.is_empty() {
                 firm += usize::from(!line.hand_at_work);
@@ -1661,6 +1670,11 @@ impl Inference {
         };
         if pending.lines.iter().any(|l| !l.on_probation) {
             pending.lines.retain(|l| !l.on_probation);
+        }
+        // A line that only waited for a hand at work while others saw the
+        // hands' moves made (see [`MAX_STALLED`]) waits for nothing now.
+        if pending.lines.iter().any(|l| l.stalled == 0) {
+            pending.lines.retain(|l| l.stalled == 0);
         }
         self.settle_lines(t, pending);
     }

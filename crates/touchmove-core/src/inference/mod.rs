@@ -837,6 +837,21 @@ impl TurnHands {
         self.lifted_at[sq as usize]
     }
 
+    /// These hands, with the pieces on `held` lifted at `at` (pieces the
+    /// sensors, read again at `at` after a jump, found in a hand: their
+    /// lift was never read).
+    fn with_held(&self, held: Bitboard, at: Millis) -> TurnHands {
+        let mut hands = self.clone();
+        for sq in held & !self.lifts {
+            hands.lifts.add(sq);
+            hands.lifted_at[sq as usize] = Some(at);
+            hands.active_at[sq as usize] = Some(at);
+            hands.removals.push((at, sq));
+        }
+        hands.removals.sort_by_key(|(t, _)| *t);
+        hands
+    }
+
     /// Forgets what the hands did up to `t` (a board nothing explained:
     /// garbage read, a piece knocked over).
     fn forget_until(&mut self, t: Millis) {
@@ -1398,6 +1413,10 @@ impl Inference {
             jumped |= self.judge_one_scan(&pair[0], &pair[1]);
         }
         if jumped {
+            // Three squares or more in one scan: whatever pairs of them
+            // look like (a slide next door), no one hand does that at
+            // once; the sensors were not read meanwhile.
+            self.unread |= scan.len() >= 3;
             self.jumped_scans.push(scan.to_vec());
         }
     }
