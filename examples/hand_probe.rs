@@ -140,8 +140,13 @@ fn judge(
     }
     // With jumps: plies the sensors missed recorded in another order, or
     // as fewer plies, reaching the same position (no later move can tell;
-    // see `judge_jump` in tests/inference_hands.rs).
-    if alert.is_none() && allowed.is_some() && session_end_is_the_games(&session, fens, &position) {
+    // see `judge_jump` in tests/inference_hands.rs). Not more plies than
+    // were played: those are moves nobody made on the way there.
+    if alert.is_none()
+        && allowed.is_some()
+        && played.len() <= source.len()
+        && session_end_is_the_games(&session, fens, &position)
+    {
         return Ok(None);
     }
     let first = played

@@ -1184,3 +1184,19 @@ fn at_the_end_of_the_trace_a_line_that_only_waited_for_a_hand_gives_way() {
     let (start, moves, out) = two_jumps_in_corpus_game("201507britchamp.pgn", 326, 912, "bullet");
     read_from(&start, &moves, &out, 0);
 }
+
+#[test]
+fn a_slide_over_a_square_at_the_other_players_press_is_no_move_made_after_unseen_plies() {
+    // Blitz hands, two jumps. The second hides `26...Rxe7` (its rook's
+    // landing unread); `27. dxe7+ Qxe7` are seen, and White's queen, lifted
+    // from h5 for `28. Qd5`, slides over g5 27 ms before Black's press.
+    // At the press, the plies nobody saw and the players' moves since were
+    // read as `...Rxe7 dxe7+ ...Qxe7 Qg5`, the queen's slide taken for a
+    // move made, and a detour of four more plies (`...Nh4 Qe5 ...Ng6
+    // Qd5+`) recorded to reach the board later. At a press, a line's last
+    // piece set down a moment ago on an empty square may be sliding on:
+    // the plies before it stand beside.
+    let (start, moves, out) =
+        two_jumps_in_corpus_game("200807britchamp.pgn", 40, 250, "blitz-hands");
+    read_from(&start, &moves, &out, 0);
+}

@@ -1006,7 +1006,7 @@ impl Inference {
     /// `t` (see [`Self::stood`]): they may be sliding on, the next mover's
     /// hand at work (1.1). A last ply that captures counts only with
     /// `captures` (its square was emptied for it: no square passed over).
-    fn add_unsettled_prefixes(
+    pub(super) fn add_unsettled_prefixes(
         &self,
         t: Millis,
         pos: &Chess,

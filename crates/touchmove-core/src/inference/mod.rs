@@ -2004,7 +2004,13 @@ impl Inference {
         // saw, and the players played on.
         if !jump {
             let pos = self.game.position().clone();
-            let lines = self.played_on_after_unseen_plies(&pos, board);
+            let mut lines = self.played_on_after_unseen_plies(&pos, board);
+            if self.pressing {
+                // At a press, a line's last piece set down a moment ago
+                // on an empty square may be sliding on (the next mover's
+                // hand, 1.1): the plies before it stand beside.
+                self.add_unsettled_prefixes(t, &pos, &mut lines, false);
+            }
             if !lines.is_empty() {
                 self.hypothesise(t, lines);
                 return;
