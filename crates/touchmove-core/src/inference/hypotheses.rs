@@ -1799,7 +1799,6 @@ fn held(pos: &Chess, opened_board: Bitboard, board: Bitboard) -> Bitboard {
     pos.board().occupied() & !opened_board & !board
 }
 
-/// The position after `plies` from `base`.
 /// Whether `line` was searched afresh from the record at `t` (see
 /// [`Pending::add_missed`]): missed plies read then, none added since.
 fn is_fresh(line: &Line, t: Millis) -> bool {
@@ -1818,6 +1817,7 @@ fn hidden_by_the_jump(line: &Line, opened_before: &[Vec<Move>]) -> usize {
     line.plies.len() - kept
 }
 
+/// The position after `plies` from `base`.
 pub(super) fn play_line(base: &Chess, plies: &[Move]) -> Chess {
     let mut pos = base.clone();
     for m in plies {
