@@ -296,6 +296,15 @@ impl Inference {
         self.explain_within(t, board, 2, Seen::OnlyLifted)
     }
 
+    /// [`Inference::explain_missed_captures`] once the hands have held
+    /// their pieces longer than a hand holds one (see `HELD_MS`): the
+    /// players may have played on after the capture nobody saw, every
+    /// ply by hands the sensors read (never stuck), so lines as long as
+    /// a jump's, each moving only pieces seen lifted.
+    pub(super) fn explain_missed_captures_played_on(&mut self, t: Millis, board: Bitboard) -> bool {
+        self.explain_within(t, board, self.config.max_missed_plies, Seen::OnlyLifted)
+    }
+
     /// [`Inference::explain_jump`] with at most `max_plies`, the lines
     /// moving the pieces `seen` allows.
     fn explain_within(&mut self, t: Millis, board: Bitboard, max_plies: usize, seen: Seen) -> bool {

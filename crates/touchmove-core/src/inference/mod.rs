@@ -946,6 +946,12 @@ pub struct Inference {
     /// (a capture nobody saw, its captured piece never off its square).
     /// Until the record moves on or the board is restored.
     jump_in_hand: bool,
+    /// The board open lines explained when the next change dropped them
+    /// all. A displaced board that comes back to it is looked at as the
+    /// jump it was (the lines came of plies nobody saw; what the hands
+    /// did before them may have been forgotten as garbage). Until the
+    /// record moves on or the board is restored.
+    lines_dropped_on: Option<Bitboard>,
     /// While lines are open: a piece of the side not on move under a line
     /// was set on an empty square (knocked, 7.3); the lines wait for it to
     /// be set back.
@@ -1060,6 +1066,7 @@ impl Inference {
             lifted_since_stable: Bitboard::EMPTY,
             jumped: Bitboard::EMPTY,
             jump_in_hand: false,
+            lines_dropped_on: None,
             knocked_under_lines: None,
             displaced_missing: Bitboard::EMPTY,
             alert_boards: Vec::new(),
@@ -1761,6 +1768,8 @@ impl Inference {
         // A hand holds a piece it lifted since the last look (nothing set
         // down since): the board is no position yet.
         let holding = (self.stable & !board).any() && (board & !self.stable).is_empty();
+        // (The board the open lines were last judged on.)
+        let looked_at = self.stable;
         let changed = self.settle_placed(t);
         self.last_change = None;
         let jumped_squares = std::mem::take(&mut self.jumped);
@@ -1851,6 +1860,10 @@ impl Inference {
                 return;
             }
             // No open line explains the board: search afresh.
+            // (Should the hands bring the board back to where the lines
+            // stood, the jump that opened them still counts: a lift read
+            // before an alert may be forgotten, never stuck.)
+            self.lines_dropped_on = Some(looked_at);
             jump = true;
             unread = true;
         }
@@ -1866,7 +1879,7 @@ impl Inference {
             if !jump && self.jump_in_hand && holding {
                 return;
             }
-            let jump = jump || self.jump_in_hand;
+            let jump = jump || self.jump_in_hand || self.lines_dropped_on == Some(board);
             if (changed || jump) && self.resync(t, board, jump) {
                 return;
             }
@@ -1935,7 +1948,7 @@ impl Inference {
             match held_since {
                 _ if !held => {}
                 Some(since) if !changed && t >= since.saturating_add(HELD_MS) => {
-                    if self.explain_missed_captures(t, board) {
+                    if self.explain_missed_captures_played_on(t, board) {
                         self.held_is_a_hand_at_work();
                     }
                 }
@@ -2162,6 +2175,7 @@ impl Inference {
         self.started = true;
         self.turn = TurnHands::default();
         self.jump_in_hand = false;
+        self.lines_dropped_on = None;
         // (Boards of the last game are no boards of this one.)
         self.held_boards.clear();
         self.raw_jumps.clear();
@@ -2195,6 +2209,7 @@ impl Inference {
         self.turn.restored_at = Some(t);
         self.alert = Alert::None;
         self.jump_in_hand = false;
+        self.lines_dropped_on = None;
         self.knocked_under_lines = None;
         self.emit(t, EventKind::Restored { fen });
     }
@@ -2316,6 +2331,7 @@ impl Inference {
         self.emit(t, event);
         self.turn = TurnHands::default();
         self.jump_in_hand = false;
+        self.lines_dropped_on = None;
         self.adjusting = false;
         self.promotion = None;
         self.promotion_choice = None;
