@@ -1200,3 +1200,38 @@ fn a_slide_over_a_square_at_the_other_players_press_is_no_move_made_after_unseen
         two_jumps_in_corpus_game("200807britchamp.pgn", 40, 250, "blitz-hands");
     read_from(&start, &moves, &out, 0);
 }
+
+#[test]
+fn a_capture_quicker_than_a_scan_answered_at_once_is_no_illegal_move() {
+    // Bullet hands, two jumps. The first hides `10. Bxc3` (the bishop
+    // lifted from d2 read, c3 never read empty); `...Ne4` is set down
+    // and White's hand lifts the rook from a1 for `11. Rc1` before the
+    // board settles. Read alone, the knight landing on e4 looked like
+    // White's bishop landing there, an illegal move, completed at
+    // White's press. The capture, the reply and the next mover's hand at
+    // work stand beside it: where the rook lands tells.
+    let (start, moves, out) = two_jumps_in_corpus_game("197308bcf.pgn", 110, 109, "bullet");
+    read_from(&start, &moves, &out, 0);
+}
+
+#[test]
+fn two_replies_after_a_capture_quicker_than_a_scan_then_a_hand_at_work() {
+    // Bullet hands, two jumps. The first hides `3...Nxe4` (f6 read
+    // empty, e4 never); `4. dxe5 d5` are seen, and White's hand lifts
+    // the knight from b1 before the pawn on d5 settles: two plies seen
+    // after the capture, then a hand at work (no illegal `...Nd5`).
+    let (start, moves, out) = two_jumps_in_corpus_game("twic1599.pgn", 22, 1012, "bullet");
+    read_from(&start, &moves, &out, 0);
+}
+
+#[test]
+fn a_press_after_a_capture_quicker_than_a_scan_and_its_answers_is_no_illegal_move() {
+    // Bullet hands, two jumps. The second hides `29. Rxh7+` (the rook
+    // read lifted from h5, h7 never empty); `...Kxh7` and `30. Qh5+` are
+    // seen (the queen lands where the rook stood), and Black's hand lifts
+    // the queen from f6 before White presses. The press read the board as
+    // an illegal move of the queen, completed. It is the capture, the
+    // answers and a hand at work; the queen's landing tells.
+    let (start, moves, out) = two_jumps_in_corpus_game("twic1599.pgn", 149, 1139, "bullet");
+    read_from(&start, &moves, &out, 0);
+}

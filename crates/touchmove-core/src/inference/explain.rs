@@ -21,6 +21,11 @@ const JUMP_SQUARES: usize = 8;
 /// more.
 const OUT_OF_TURN_PLIES: usize = 4;
 
+/// The most plies the hands were seen making after a capture quicker than
+/// a scan, before the next mover's hand at work
+/// ([`Inference::missed_reply_then_hand_at_work`]).
+const PLAYED_ON_AT_WORK_PLIES: usize = 2;
+
 /// What the second ply of a missed move and its reply must show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reply {
@@ -889,6 +894,51 @@ impl Inference {
     ) -> bool {
         let lines = self.missed_reply_lines(t, board, reply);
         self.adopt_or_hypothesise(t, lines)
+    }
+
+    /// Two hands (1.1) after a capture quicker than a scan: the capture
+    /// (its piece seen lifted, the captured piece never read gone), the
+    /// replies seen made (up to [`PLAYED_ON_AT_WORK_PLIES`], each piece
+    /// lifted after the one before), and the next mover's hand at work
+    /// already, holding a piece of his lifted after the last reply's (`...Bxc3` answered at once: `Bxc3` read as the
+    /// bishop lifted from d2, `...Ne4` set down, White's rook lifted from
+    /// a1). Read alone, the knight looks like White's bishop landing on
+    /// e4, an illegal move; these lines stand beside it, each with the
+    /// time before the hand's lift, and where the hand lands tells.
+    pub(super) fn missed_reply_then_hand_at_work(
+        &self,
+        pos: &Chess,
+        board: Bitboard,
+    ) -> Vec<(Vec<Move>, Millis)> {
+        let expected = pos.board().occupied();
+        let held = self.turn.lifts & expected & !board;
+        if held.is_empty() {
+            return Vec::new();
+        }
+        let seen = self.turn.seen();
+        let lifted = |m: &Move| self.turn.first_lift_of(moving_from(m));
+        let plies = 1 + PLAYED_ON_AT_WORK_PLIES;
+        missed::with_a_hand_at_work(pos, board, self.white, &[], held, plies)
+            .into_iter()
+            .filter_map(|line| {
+                if line.len() < 2 || !line[0].is_capture() {
+                    return None;
+                }
+                let end = hypotheses::play_line(pos, &line);
+                let hand = held & end.board().occupied() & !board;
+                let read = self.turn.first_lift_of(hand)?;
+                let mut lifts = Vec::with_capacity(line.len() + 1);
+                for m in &line {
+                    lifts.push(lifted(m)?);
+                }
+                lifts.push(read);
+                let ordered = lifts.windows(2).all(|w| w[0] < w[1])
+                    && line.iter().all(|m| (moving_from(m) & !seen).is_empty())
+                    && (hand & !end.board().by_color(end.turn())).is_empty()
+                    && in_progress_at(&end, board);
+                ordered.then(|| (line, read.saturating_sub(1)))
+            })
+            .collect()
     }
 
     /// The lines [`Self::explain_missed_reply`] reads `board` as.

@@ -2039,6 +2039,13 @@ impl Inference {
             {
                 return;
             }
+            // A capture quicker than a scan, answered, and the next
+            // mover's hand at work already: no illegal move yet.
+            let at_work = self.missed_reply_then_hand_at_work(&pos, board);
+            if !at_work.is_empty() {
+                self.hypothesise_with_longer(t, Vec::new(), Vec::new(), at_work);
+                return;
+            }
         }
 
         self.unexplained(t, board);

@@ -404,6 +404,19 @@ impl Inference {
                 }
             };
         }
+        // Or a capture quicker than a scan, answered, his move last, and
+        // the next mover's hand at work already (two hands, 1.1): no
+        // illegal move completed while those lines stand; where the hand
+        // lands tells.
+        let at_work: Vec<(Vec<Move>, Millis)> = self
+            .missed_reply_then_hand_at_work(&pos, self.board)
+            .into_iter()
+            .filter(|(line, _)| hypotheses::play_line(&pos, line).turn() != side)
+            .collect();
+        if !at_work.is_empty() {
+            self.hypothesise_with_longer(t, Vec::new(), Vec::new(), at_work);
+            return PressMeaning::Ignored("several lines explain the board");
+        }
         let from = self
             .turn
             .touches
