@@ -3180,3 +3180,21 @@ fn a_second_jump_keeps_the_line_the_hands_kept_before_long_lines_from_the_record
         ],
     );
 }
+
+#[test]
+fn a_press_with_the_piece_lifted_again_after_it_was_set_down_waits_for_its_landing() {
+    // White sets the pawn down on e4 for 80 ms and lifts it again (a
+    // hand adjusting, a wobble); Black's hand lifts e7, and White presses
+    // with the pawn still in his hand, then sets it back on e4. Not a
+    // press without a move (7.5): the press waits for the landing.
+    let mut h = Hands::new(None, "fide-blitz");
+    h.wait(1000)
+        .lift_then("e2", 130)
+        .place_then("e4", 80)
+        .lift_then("e4", 40);
+    h.lift_then("e7", 140).clock_then(White, 120);
+    h.place_then("e4", 200)
+        .place_then("e5", 150)
+        .clock_then(Black, 1000);
+    read_exactly(&h.run(), &["e2e4", "e7e5"]);
+}

@@ -368,7 +368,7 @@ impl Inference {
                 completed(self.complete_awaiting(t))
             };
         }
-        if self.taken_before_the_press() {
+        if self.taken_before_the_press() || self.set_down_and_lifted_again_before_the_press(side) {
             let ply = self.game.moves().len() + 1;
             self.pressed_before_made = Some(ply);
             return PressMeaning::Awaiting { ply };
@@ -548,6 +548,46 @@ impl Inference {
             self.board == expected.without(from).without(to) & !his
                 && self.turn.first_lift_after(to, lifted).is_some()
         })
+    }
+
+    /// Two hands (1.1) at the mover's press: his one piece off the board,
+    /// after he set it down where it may legally go (a move that takes
+    /// nothing) and lifted it again, the next mover's hand perhaps at
+    /// work since (his pieces only gone, each lifted after). A player
+    /// adjusting his piece, or pressing with it still in his hand: the
+    /// press waits for where it lands (a false accusation of a press
+    /// without a move, 7.5, is worse than a missed one).
+    fn set_down_and_lifted_again_before_the_press(&self, side: Color) -> bool {
+        let pos = self.game.position();
+        let expected = pos.board().occupied();
+        let gone = expected & !self.board;
+        if (self.board & !expected).any() {
+            return false;
+        }
+        let mine = gone & pos.board().by_color(side);
+        let Some(from) = mine.single_square() else {
+            return false;
+        };
+        let Some(lifted) = self.turn.first_lift(from) else {
+            return false;
+        };
+        let set_down_and_lifted = |to: Square| {
+            self.turn
+                .placements
+                .iter()
+                .find(|(u, s)| *s == to && *u > lifted)
+                .is_some_and(|&(u, _)| self.turn.first_lift_after(to, u).is_some())
+        };
+        let grabs_after = (gone & !mine)
+            .into_iter()
+            .all(|y| self.turn.first_lift_after(y, lifted).is_some());
+        grabs_after
+            && pos.legal_moves().iter().any(|m| {
+                m.from() == Some(from)
+                    && !m.is_capture()
+                    && !m.is_castle()
+                    && set_down_and_lifted(m.to())
+            })
     }
 
     /// The board shows the record, or the record with the next mover's
