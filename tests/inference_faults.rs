@@ -1084,3 +1084,37 @@ fn castling_rook_first_is_castling_with_the_4_4b_breach_at_any_pace() {
         failures[..failures.len().min(4)].join("\n")
     );
 }
+
+/// Corpus game `number` of `file` (index `index` of the whole corpus, as
+/// `hand_probe --corpus --faults faults:1` numbers and seeds it) with one
+/// fault of any kind, made by `style`'s hands and read every 10 ms: the
+/// record is the game's, with no alert but those the fault calls for.
+fn corpus_game_with_one_fault_is_read(file: &str, number: usize, index: u64, style: &HandStyle) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
+    let games = touchmove::cli::read_pgn_file(&dir.join(file)).unwrap();
+    let game = games[number - 1].as_ref().unwrap();
+    let start = game.start.position().clone();
+    let injected = faults::inject_random(&start, &game.moves, style, index * 7 + 3, 1).unwrap();
+    random_game_with_faults_is_read(&start, &game.moves, injected, 10);
+}
+
+#[test]
+fn a_ply_nobody_saw_whose_square_the_next_capture_takes_is_read_with_the_plies_after_it() {
+    // Bullet hands; `21. Nb5` unread, its knight already taken off b5 by
+    // Black's hand when the sensors read again (d4 empty, b5 never
+    // filled); `...Bxb5 axb5` seen, both captures on b5. The first
+    // placement read on b5 is the bishop's: the knight's landing there
+    // was no placement the hands were seen making after the unseen ply,
+    // yet the line was refused for it, and White's press completed an
+    // illegal knight move.
+    corpus_game_with_one_fault_is_read("201507britchamp.pgn", 280, 866, &HandStyle::bullet());
+}
+
+#[test]
+fn an_illegal_placement_put_right_by_a_capture_quicker_than_a_scan_is_no_illegal_move_completed() {
+    // Bullet hands; the king set down on g3 (illegal, alert not
+    // completed), then lifted and `...Kxh6` made quicker than a scan (h6
+    // never read empty), and Black presses. The press completed the
+    // illegal move; the board shows a legal move of his, made now.
+    corpus_game_with_one_fault_is_read("twic1599.pgn", 671, 1661, &HandStyle::bullet());
+}

@@ -793,6 +793,11 @@ impl Inference {
                 .iter()
                 .find(|(_, sq)| *sq == s)
                 .is_none_or(|(at, _)| *at <= began)
+                // (Or the square the first seen ply captures on: the
+                // piece that landed there unseen was taken off with the
+                // sensors unread, and the first placement read there is
+                // the capturer's.)
+                || seen.first().is_some_and(|m| m.is_capture() && m.to() == s)
         });
         emptied_before && filled_before
     }

@@ -203,6 +203,19 @@ impl Inference {
             return PressMeaning::Ignored("second press, or the player not having the move");
         }
         match self.alert.clone() {
+            Alert::Illegal { .. }
+                if let Some(m) = self.pick(&self.candidates(self.board, true)) =>
+            {
+                // The illegal placement put right before the press: the
+                // board shows a legal move of his (its capture perhaps
+                // quicker than a scan), made and completed now; an
+                // illegal move is completed only by the press (7.4 of
+                // 2005, 7.5 of 2023).
+                let m = self.named_piece(m);
+                self.make_move(t, m);
+                self.restored(t);
+                completed(self.complete_awaiting(t))
+            }
             Alert::Illegal { from, to } => self.complete_illegal(t, side, from, to),
             Alert::Reinstate | Alert::Displaced(_) => {
                 // Never stuck: the press says a move was made; a capture
