@@ -1086,16 +1086,45 @@ fn castling_rook_first_is_castling_with_the_4_4b_breach_at_any_pace() {
 }
 
 /// Corpus game `number` of `file` (index `index` of the whole corpus, as
-/// `hand_probe --corpus --faults faults:1` numbers and seeds it) with one
-/// fault of any kind, made by `style`'s hands and read every 10 ms: the
-/// record is the game's, with no alert but those the fault calls for.
-fn corpus_game_with_one_fault_is_read(file: &str, number: usize, index: u64, style: &HandStyle) {
+/// `hand_probe --corpus --faults faults:N` numbers and seeds it) with
+/// `count` faults of any kind, made by `style`'s hands and read every
+/// 10 ms: the record is the game's, with no alert but those the faults
+/// call for.
+fn corpus_game_with_faults_is_read(
+    file: &str,
+    number: usize,
+    index: u64,
+    style: &HandStyle,
+    count: usize,
+) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
     let games = touchmove::cli::read_pgn_file(&dir.join(file)).unwrap();
     let game = games[number - 1].as_ref().unwrap();
     let start = game.start.position().clone();
-    let injected = faults::inject_random(&start, &game.moves, style, index * 7 + 3, 1).unwrap();
+    let injected = faults::inject_random(&start, &game.moves, style, index * 7 + 3, count).unwrap();
     random_game_with_faults_is_read(&start, &game.moves, injected, 10);
+}
+
+fn corpus_game_with_one_fault_is_read(file: &str, number: usize, index: u64, style: &HandStyle) {
+    corpus_game_with_faults_is_read(file, number, index, style, 1);
+}
+
+#[test]
+fn a_capture_by_swap_is_made_at_the_next_movers_touch_even_before_its_wait() {
+    // Blitz hands, no clock, two faults. `...gxh4` is a swap (h4 empty
+    // for one 10 ms scan), which waits up to two seconds for the hand to
+    // let go; White's hand lifts the knight from g3 1.3 s after and sets
+    // it on g4 (an illegal placement he puts right: `Nh5+`). The touch
+    // did not make the capture: the knight on g4 was read as Black's pawn
+    // pushed there, and `...g4` recorded (a wrong move). The next
+    // mover's touch makes it (1.1), as it does a castling's rook.
+    corpus_game_with_faults_is_read(
+        "twic1599.pgn",
+        240,
+        1230,
+        &HandStyle::by_name("blitz-hands").unwrap().without_clock(),
+        2,
+    );
 }
 
 #[test]

@@ -2088,8 +2088,10 @@ impl Inference {
             // piece stood on the square before the hand lifted it.
             return false;
         }
-        // (A promotion waits for its piece's name anyway, 3.7e.)
+        // (A promotion waits for its piece's name anyway, 3.7e; the
+        // press, 6.7, and the next mover's touch, 1.1, make it at once.)
         if !self.pressing
+            && !self.released_by_touch
             && !jump
             && !m.is_promotion()
             && let Some(swapped) = self.turn.swapped_at(&m, self.scan_period)
