@@ -2234,6 +2234,19 @@ mod found {
         ];
         check(Profile::Casual, false, &actions, &[153, 82, 170]).unwrap();
     }
+
+    #[test]
+    fn a_capture_on_a_square_plies_nobody_saw_filled_is_read_when_play_goes_on() {
+        // Garbage, then ...b5 read as a jump; a blip on c3 drops the
+        // lines and leaves c3 reading occupied; then the board set to
+        // ...b5 Nc3 and ...Nc6 Bxb5 played. The plies nobody saw filled
+        // b5 and c3 (their placements were no hands' after the lines
+        // dropped); the first placement read on b5 is the bishop's
+        // capture there, which the unseen pawn's landing does not
+        // contradict: the record follows.
+        let actions = [Legal(144), Garbage(53248), Legal(249), Bounce(18)];
+        check(Profile::FideBlitz, true, &actions, &[89, 16]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

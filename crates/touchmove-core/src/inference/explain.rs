@@ -793,11 +793,13 @@ impl Inference {
                 .iter()
                 .find(|(_, sq)| *sq == s)
                 .is_none_or(|(at, _)| *at <= began)
-                // (Or the square the first seen ply captures on: the
-                // piece that landed there unseen was taken off with the
-                // sensors unread, and the first placement read there is
-                // the capturer's.)
-                || seen.first().is_some_and(|m| m.is_capture() && m.to() == s)
+                // (Or a square the first seen ply to land on captures on:
+                // the piece that landed there unseen was taken, and the
+                // first placement read there is the capturer's.)
+                || seen
+                    .iter()
+                    .find(|m| m.to() == s)
+                    .is_some_and(|m| m.is_capture())
         });
         emptied_before && filled_before
     }
