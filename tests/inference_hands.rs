@@ -1235,3 +1235,20 @@ fn a_press_after_a_capture_quicker_than_a_scan_and_its_answers_is_no_illegal_mov
     let (start, moves, out) = two_jumps_in_corpus_game("twic1599.pgn", 149, 1139, "bullet");
     read_from(&start, &moves, &out, 0);
 }
+
+#[test]
+fn a_capture_at_work_after_unseen_captures_and_their_answer_is_read_at_the_press() {
+    // Bullet hands, two jumps. The second hides `30...Bxg2+` (the bishop
+    // read lifted from d5, g2 never empty); `31. Qxg2 Qxg2+` are seen, and
+    // White's hand has taken Black's queen off g2 and lifted the king for
+    // `32. Kxg2` before Black presses. The press read `...Bxc4` (a capture
+    // quicker than a scan, the hands since White's) although Black's own
+    // queen was lifted after it, and a detour of five plies was recorded
+    // to reach the board. A piece of the mover's lifted after such a
+    // capture is the next mover's only where he can take it; and the
+    // next mover's hand may hold two pieces at the press (a capture at
+    // work, the captured piece first): the unseen capture, the answers
+    // and that hand.
+    let (start, moves, out) = two_jumps_in_corpus_game("twic1599.pgn", 157, 1147, "bullet");
+    read_from(&start, &moves, &out, 0);
+}

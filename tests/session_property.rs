@@ -2247,6 +2247,33 @@ mod found {
         let actions = [Legal(144), Garbage(53248), Legal(249), Bounce(18)];
         check(Profile::FideBlitz, true, &actions, &[89, 16]).unwrap();
     }
+
+    #[test]
+    fn a_line_of_few_plies_is_not_cut_by_long_lines_after_a_jump() {
+        // Garbage, then ...Qh4 by hand on it: the board is read as
+        // ...Qh4 and as many four-ply tempo lines to it. The board then
+        // set to ...Qe7 Qxh7 Qxa3 (three plies from the record) in one
+        // scan: those lines extended by two came first under the bound
+        // on open lines and cut the three-ply line from the record;
+        // ...Qh4 Qxh7 was recorded at the next move and nothing could
+        // follow. The line's plies before the jump count as well.
+        let actions = [
+            Legal(20),
+            Toggle(0),
+            Bounce(0),
+            Legal(102),
+            Garbage(126_720),
+            Legal(84),
+            Legal(136),
+            Toggle(0),
+            Clock(false),
+            Legal(67),
+            Legal(230),
+            Garbage(3192),
+            Legal(244),
+        ];
+        check(Profile::FideStandard, true, &actions, &[82, 255, 116]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

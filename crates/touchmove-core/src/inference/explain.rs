@@ -26,6 +26,10 @@ const OUT_OF_TURN_PLIES: usize = 4;
 /// ([`Inference::missed_reply_then_hand_at_work`]).
 const PLAYED_ON_AT_WORK_PLIES: usize = 2;
 
+/// The most plies [`Inference::explain_missed_captures`] reads at a
+/// settle: a capture nobody saw and its answer.
+pub(super) const MISSED_CAPTURE_PLIES: usize = 2;
+
 /// What the second ply of a missed move and its reply must show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reply {
@@ -296,18 +300,18 @@ impl Inference {
     /// missed (the captured piece never read empty), perhaps answered. Only
     /// lines that move pieces seen lifted: a piece knocked off the board is
     /// not a capture by a piece nobody touched and a promotion onto the
-    /// square it left.
-    pub(super) fn explain_missed_captures(&mut self, t: Millis, board: Bitboard) -> bool {
-        self.explain_within(t, board, 2, Seen::OnlyLifted)
-    }
-
-    /// [`Inference::explain_missed_captures`] once the hands have held
-    /// their pieces longer than a hand holds one (see `HELD_MS`): the
-    /// players may have played on after the capture nobody saw, every
-    /// ply by hands the sensors read (never stuck), so lines as long as
-    /// a jump's, each moving only pieces seen lifted.
-    pub(super) fn explain_missed_captures_played_on(&mut self, t: Millis, board: Bitboard) -> bool {
-        self.explain_within(t, board, self.config.max_missed_plies, Seen::OnlyLifted)
+    /// square it left. At most `max_plies`: [`MISSED_CAPTURE_PLIES`] at a
+    /// settle; once the hands have held their pieces longer than a hand
+    /// holds one (see `HELD_MS`), as many as a jump may hide (the players
+    /// may have played on after the capture nobody saw, every ply by hands
+    /// the sensors read: never stuck).
+    pub(super) fn explain_missed_captures(
+        &mut self,
+        t: Millis,
+        board: Bitboard,
+        max_plies: usize,
+    ) -> bool {
+        self.explain_within(t, board, max_plies, Seen::OnlyLifted)
     }
 
     /// [`Inference::explain_jump`] with at most `max_plies`, the lines
@@ -907,9 +911,11 @@ impl Inference {
     /// (its piece seen lifted, the captured piece never read gone), the
     /// replies seen made (up to [`PLAYED_ON_AT_WORK_PLIES`], each piece
     /// lifted after the one before), and the next mover's hand at work
-    /// already, holding a piece of his lifted after the last reply's (`...Bxc3` answered at once: `Bxc3` read as the
-    /// bishop lifted from d2, `...Ne4` set down, White's rook lifted from
-    /// a1). Read alone, the knight looks like White's bishop landing on
+    /// already, holding a piece of his lifted after the last reply's
+    /// (`...Bxc3` answered at once: `Bxc3` read as the bishop lifted from
+    /// d2, `...Ne4` set down, White's rook lifted from a1), or two: a
+    /// capture at work, the presser's piece taken off and his own lifted
+    /// to take there. Read alone, the knight looks like White's bishop landing on
     /// e4, an illegal move; these lines stand beside it, each with the
     /// time before the hand's lift, and where the hand lands tells.
     pub(super) fn missed_reply_then_hand_at_work(
@@ -925,7 +931,13 @@ impl Inference {
         let seen = self.turn.seen();
         let lifted = |m: &Move| self.turn.first_lift_of(moving_from(m));
         let plies = 1 + PLAYED_ON_AT_WORK_PLIES;
-        missed::with_a_hand_at_work(pos, board, self.white, &[], held, plies)
+        // (His hand holding one piece, or two: a capture at work, the
+        // captured piece taken off and his own lifted.)
+        let mut found = missed::with_a_hand_at_work(pos, board, self.white, &[], held, plies);
+        found.extend(missed::with_a_capture_at_work(
+            pos, board, self.white, held, plies,
+        ));
+        found
             .into_iter()
             .filter_map(|line| {
                 if line.len() < 2 || !line[0].is_capture() {
@@ -933,15 +945,30 @@ impl Inference {
                 }
                 let end = hypotheses::play_line(pos, &line);
                 let hand = held & end.board().occupied() & !board;
-                let read = self.turn.first_lift_of(hand)?;
                 let mut lifts = Vec::with_capacity(line.len() + 1);
                 for m in &line {
                     lifts.push(lifted(m)?);
                 }
+                // The hand's lifts after the last ply's (a square the
+                // plies emptied before, the captured piece's, counts from
+                // when the hand took its new piece off).
+                let last = *lifts.last()?;
+                let read = hand
+                    .into_iter()
+                    .map(|s| self.turn.first_lift_after(s, last))
+                    .collect::<Option<Vec<Millis>>>()?
+                    .into_iter()
+                    .min()?;
                 lifts.push(read);
+                // The hand is the next mover's: his own pieces, and a
+                // piece of the presser's that one of them can take.
+                let ours = hand & end.board().by_color(end.turn());
                 let ordered = lifts.windows(2).all(|w| w[0] < w[1])
                     && line.iter().all(|m| (moving_from(m) & !seen).is_empty())
-                    && (hand & !end.board().by_color(end.turn())).is_empty()
+                    && ours.any()
+                    && (hand & !ours)
+                        .into_iter()
+                        .all(|y| super::two_hands::taken_by_lifted(&end, y, ours))
                     && in_progress_at(&end, board);
                 ordered.then(|| (line, read.saturating_sub(1)))
             })

@@ -971,12 +971,16 @@ impl Inference {
             self.carry_over_on(&old, promoting, 0);
         }
         if unread_jump {
-            // The fewest plies this jump hid go first, so that the bound
-            // on open lines cuts off long lines searched afresh from the
-            // record rather than a line the hands' earlier moves kept
-            // (parsimony counts what nobody saw at this jump: the plies
-            // before it were judged then).
-            next.sort_by_cached_key(|line| hidden_by_the_jump(line, &opened_before));
+            // The fewest plies go first, so that the bound on open lines
+            // cuts off long lines rather than a short one: the plies this
+            // jump hid count, and so do the line's plies before it (a
+            // line the hands' earlier moves kept beats long lines searched
+            // afresh from the record; a line of four plies nobody saw,
+            // extended by two, does not beat one of three from the
+            // record).
+            next.sort_by_cached_key(|line| {
+                hidden_by_the_jump(line, &opened_before) + line.plies.len()
+            });
         }
         self.settle_lines(
             t,

@@ -215,22 +215,53 @@ pub fn with_a_hand_at_work(
 ) -> Vec<Vec<Move>> {
     // (Where nothing explains the board in full, up to `max_plies`.)
     let fewest = lines.iter().map(Vec::len).min().unwrap_or(max_plies + 1);
+    let hands: Vec<Bitboard> = emptied.into_iter().map(Bitboard::from_square).collect();
+    with_pieces_in_the_hand(pos, target, white, &hands, 1..fewest)
+}
+
+/// [`with_a_hand_at_work`] with two pieces more on `emptied`: the next
+/// mover's hand at work on a capture, the captured piece taken off and his
+/// capturing piece lifted (either first). Lines of up to `max_plies`, the
+/// fewest found; which capture, only where the hand lands tells. Bounded
+/// by the same node budget.
+pub fn with_a_capture_at_work(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    emptied: Bitboard,
+    max_plies: usize,
+) -> Vec<Vec<Move>> {
+    let hands: Vec<Bitboard> = emptied
+        .into_iter()
+        .flat_map(|a| {
+            emptied
+                .into_iter()
+                .filter(move |&b| b > a)
+                .map(move |b| Bitboard::from_square(a).with(b))
+        })
+        .collect();
+    with_pieces_in_the_hand(pos, target, white, &hands, 1..max_plies + 1)
+}
+
+/// Lines of the fewest plies in `depths` whose position is `target` with
+/// the pieces of one of `hands` more (held in the hand: of either colour,
+/// so where the board tells colours, every other square must match).
+/// Bounded by [`HAND_AT_WORK_BUDGET`] nodes in all.
+fn with_pieces_in_the_hand(
+    pos: &Chess,
+    target: Bitboard,
+    white: Option<Bitboard>,
+    hands: &[Bitboard],
+    depths: std::ops::Range<usize>,
+) -> Vec<Vec<Move>> {
     let mut found: Vec<Vec<Move>> = Vec::new();
     let mut nodes = 0;
-    for depth in 1..fewest {
-        for square in emptied {
+    for depth in depths {
+        for &hand in hands {
             let budget = (&mut nodes, HAND_AT_WORK_BUDGET);
-            // (The piece in the hand is of either colour: where the board
-            // tells colours, every other square must match.)
-            let Some(more) = new_lines_at(
-                pos,
-                target.with(square),
-                None,
-                depth,
-                Roam::Never,
-                budget,
-                &found,
-            ) else {
+            let Some(more) =
+                new_lines_at(pos, target | hand, None, depth, Roam::Never, budget, &found)
+            else {
                 return found;
             };
             found.extend(more.into_iter().filter(|line| {
@@ -239,7 +270,7 @@ pub fn with_a_hand_at_work(
                     for m in line {
                         end.play_unchecked(*m);
                     }
-                    end.board().white().without(square) == w.without(square)
+                    end.board().white() & !hand == w & !hand
                 })
             }));
         }

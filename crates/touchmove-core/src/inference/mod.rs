@@ -1948,7 +1948,7 @@ impl Inference {
             match held_since {
                 _ if !held => {}
                 Some(since) if !changed && t >= since.saturating_add(HELD_MS) => {
-                    if self.explain_missed_captures_played_on(t, board) {
+                    if self.explain_missed_captures(t, board, self.config.max_missed_plies) {
                         self.held_is_a_hand_at_work();
                     }
                 }
@@ -1986,7 +1986,7 @@ impl Inference {
             }
             // Pieces gone and nothing moving: a capture the sensors missed
             // (its captured piece never read empty), perhaps answered?
-            if self.explain_missed_captures(t, board) {
+            if self.explain_missed_captures(t, board, explain::MISSED_CAPTURE_PLIES) {
                 return;
             }
             // ... answered by a hand still at work (a capture-promotion's

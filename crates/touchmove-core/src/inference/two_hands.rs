@@ -315,7 +315,7 @@ impl Inference {
             && quiet_since.is_some_and(|q| t >= q.saturating_add(MISSING_GRACE_MS))
             && !capture_target()
         {
-            self.explain_missed_captures(t, self.board);
+            self.explain_missed_captures(t, self.board, explain::MISSED_CAPTURE_PLIES);
         }
     }
 
@@ -697,6 +697,14 @@ impl Inference {
                         // again is the promotion being made (3.7e).
                         hands.after_release() || (self.profile.is_fide() && !m.is_promotion())
                     }
+                    // Another piece of the mover under a capture quicker
+                    // than a scan: the next mover's capture only where a
+                    // piece of his can take it there; else the mover's
+                    // hand was still at work on his own pieces, and the
+                    // capture nobody saw is no reading of his move
+                    // (`...Bxc4` read for a bishop gone on to g2 unseen
+                    // while Black's queen was lifted to take back there).
+                    Some(_) if unseen && !taken_by_lifted(&after_pos, y, after_pos.us()) => false,
                     // Another piece of the mover: the next mover's capture,
                     // unless it could be the mover castling (4.4).
                     Some(_) => {
