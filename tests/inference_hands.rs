@@ -1252,3 +1252,19 @@ fn a_capture_at_work_after_unseen_captures_and_their_answer_is_read_at_the_press
     let (start, moves, out) = two_jumps_in_corpus_game("twic1599.pgn", 157, 1147, "bullet");
     read_from(&start, &moves, &out, 0);
 }
+
+#[test]
+fn a_piece_a_jump_set_down_and_lifted_at_the_next_reading_is_a_hand_at_work() {
+    // Bullet hands, two jumps, 10 ms scans. The second hides `27. Nxf6+
+    // Rxf6 28. Qa4 Qc5`; White's hand lifts the queen from a4 for
+    // `29. Qe8+` at the very next reading, and Black's hand lifts his
+    // queen from c5 before White presses. The jump's board was not judged
+    // first (a piece the jump set down, lifted within 15 ms, was taken
+    // for its contacts' bounce), and the board at the press read as
+    // `...Qxg3 Qe8#`: a wrong move and a mate that ended the game. Where
+    // readings are further apart than the filter's window, the next
+    // reading is a hand's. (The first jump, `...Qb6 Nd2 Ba6`, is read
+    // transposed: the same position.)
+    let (start, moves, out) = two_jumps_in_corpus_game("201507britchamp.pgn", 338, 924, "bullet");
+    read_from(&start, &moves, &out, 28);
+}

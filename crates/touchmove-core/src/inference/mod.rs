@@ -1363,7 +1363,14 @@ impl Inference {
                     })
             });
         let least = if set_down_by_the_jump {
-            RETAKEN_AFTER_JUMP_MS
+            // (Where readings are further apart than the filter's window,
+            // the very next reading is all the board tells: a queen the
+            // jump set down on a4 and lifted at once for `Qe8+`.)
+            if self.scan_period > crate::filter::DebounceConfig::DEFAULT_STABLE_MS {
+                RETAKEN_AFTER_JUMP_MS.min(self.scan_period)
+            } else {
+                RETAKEN_AFTER_JUMP_MS
+            }
         } else {
             // (A later reading at least.)
             HAND_AFTER_JUMP_MS.max(self.scan_period)
