@@ -1097,12 +1097,25 @@ fn corpus_game_with_faults_is_read(
     style: &HandStyle,
     count: usize,
 ) {
+    corpus_game_with_faults_is_read_at(file, number, index, style, count, 10);
+}
+
+/// [`corpus_game_with_faults_is_read`] with the board read every `period`
+/// ms (0: the trace as written, to the millisecond).
+fn corpus_game_with_faults_is_read_at(
+    file: &str,
+    number: usize,
+    index: u64,
+    style: &HandStyle,
+    count: usize,
+    period: u64,
+) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
     let games = touchmove::cli::read_pgn_file(&dir.join(file)).unwrap();
     let game = games[number - 1].as_ref().unwrap();
     let start = game.start.position().clone();
     let injected = faults::inject_random(&start, &game.moves, style, index * 7 + 3, count).unwrap();
-    random_game_with_faults_is_read(&start, &game.moves, injected, 10);
+    random_game_with_faults_is_read(&start, &game.moves, injected, period);
 }
 
 fn corpus_game_with_one_fault_is_read(file: &str, number: usize, index: u64, style: &HandStyle) {
@@ -1146,4 +1159,15 @@ fn an_illegal_placement_put_right_by_a_capture_quicker_than_a_scan_is_no_illegal
     // never read empty), and Black presses. The press completed the
     // illegal move; the board shows a legal move of his, made now.
     corpus_game_with_one_fault_is_read("twic1599.pgn", 671, 1661, &HandStyle::bullet());
+}
+
+#[test]
+fn castling_in_the_hand_after_a_ply_nobody_saw_beats_a_longer_line() {
+    // Bullet hands, read to the millisecond. `11...g6` is read in one
+    // reading (a ply nobody saw), and White's hand has lifted the king
+    // and the rook for `12. O-O-O` when the board settles. One piece in
+    // the hand explained nothing shorter than `...g6 Ra3 Bxa3 b4 Bb2`
+    // with the king held, adopted alone: four wrong moves. Both pieces
+    // of the castling in the hand, after `...g6` alone, stand beside it.
+    corpus_game_with_faults_is_read_at("201507britchamp.pgn", 15, 601, &HandStyle::bullet(), 1, 0);
 }

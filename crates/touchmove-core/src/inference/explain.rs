@@ -465,6 +465,36 @@ impl Inference {
         let mut held = in_hand(missed::with_a_hand_at_work(
             pos, board, self.white, lines, emptied, max_plies,
         ));
+        // Or two pieces of his in the hand (castling, his king and rook
+        // both lifted: `...g6` read in one scan, then White's hand on e1
+        // and a1), in fewer plies than any line above (else a line of
+        // five plies moving pieces nobody touched stood alone for it).
+        // (Not a capture at work, the captured piece his opponent's: at
+        // a jump that reads as one more often than it is one.)
+        if (2..=JUMP_SQUARES).contains(&emptied.count()) {
+            let fewest = lines
+                .iter()
+                .chain(&held)
+                .map(Vec::len)
+                .min()
+                .unwrap_or(max_plies + 1);
+            let two: Vec<Vec<Move>> = in_hand(missed::with_two_pieces_in_the_hand(
+                pos,
+                board,
+                self.white,
+                emptied,
+                fewest.saturating_sub(1).min(max_plies),
+            ))
+            .into_iter()
+            .filter(|line| {
+                let end = hypotheses::play_line(pos, line);
+                (end.board().occupied() & !board & !end.us()).is_empty()
+            })
+            .collect();
+            if !two.is_empty() {
+                held = two;
+            }
+        }
         if unread {
             // Or on a square one of the jump's pieces went to, empty in
             // the record too (`...Kd5 Re5+` unread, the king lifted from
@@ -934,7 +964,7 @@ impl Inference {
         // (His hand holding one piece, or two: a capture at work, the
         // captured piece taken off and his own lifted.)
         let mut found = missed::with_a_hand_at_work(pos, board, self.white, &[], held, plies);
-        found.extend(missed::with_a_capture_at_work(
+        found.extend(missed::with_two_pieces_in_the_hand(
             pos, board, self.white, held, plies,
         ));
         found

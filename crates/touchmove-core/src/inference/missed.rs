@@ -220,11 +220,11 @@ pub fn with_a_hand_at_work(
 }
 
 /// [`with_a_hand_at_work`] with two pieces more on `emptied`: the next
-/// mover's hand at work on a capture, the captured piece taken off and his
-/// capturing piece lifted (either first). Lines of up to `max_plies`, the
-/// fewest found; which capture, only where the hand lands tells. Bounded
-/// by the same node budget.
-pub fn with_a_capture_at_work(
+/// mover's hand at work on a capture (the captured piece taken off and his
+/// capturing piece lifted, either first) or on castling (his king and rook
+/// lifted). Lines of up to `max_plies`, the fewest found; which move, only
+/// where the hand lands tells. Bounded by the same node budget.
+pub fn with_two_pieces_in_the_hand(
     pos: &Chess,
     target: Bitboard,
     white: Option<Bitboard>,
