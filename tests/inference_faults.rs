@@ -1171,3 +1171,15 @@ fn castling_in_the_hand_after_a_ply_nobody_saw_beats_a_longer_line() {
     // of the castling in the hand, after `...g6` alone, stand beside it.
     corpus_game_with_faults_is_read_at("201507britchamp.pgn", 15, 601, &HandStyle::bullet(), 1, 0);
 }
+
+#[test]
+fn a_ply_whose_landing_only_flickered_then_captures_and_a_hand_are_no_illegal_move() {
+    // Bullet hands, read to the millisecond. `21. Nb5` went unread (its
+    // landing flickered 3 ms, under the filter's window); `...Bxb5 axb5`
+    // are seen and Black's hand lifts the queen for `...Qb6` before White
+    // presses. The press completed an illegal move of the knight (d4 to
+    // b5). A first ply whose landing square flickered after its piece
+    // left, then the replies and the next mover's hand, stand beside it
+    // as a capture quicker than a scan does.
+    corpus_game_with_faults_is_read_at("201507britchamp.pgn", 280, 866, &HandStyle::bullet(), 1, 0);
+}

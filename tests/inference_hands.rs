@@ -1268,3 +1268,32 @@ fn a_piece_a_jump_set_down_and_lifted_at_the_next_reading_is_a_hand_at_work() {
     let (start, moves, out) = two_jumps_in_corpus_game("201507britchamp.pgn", 338, 924, "bullet");
     read_from(&start, &moves, &out, 28);
 }
+
+/// Corpus game `number` of `file` (`index` in the corpus, seeding its
+/// hands) under the interference of
+/// [`interference_on_a_board_read_every_10_ms_is_read_exactly`]: read
+/// exactly, with no alert.
+fn corpus_game_under_interference_is_read(file: &str, number: usize, index: u64, style: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pgn");
+    let games = touchmove::cli::read_pgn_file(&dir.join(file)).unwrap();
+    let game = games[number - 1].as_ref().unwrap();
+    let (start, moves) = (game.start.position().clone(), game.moves.clone());
+    let mut style = HandStyle::by_name(style).unwrap();
+    style.bounce = 0.9;
+    style.glitches_per_minute = 8.0;
+    let seed = index * 7 + 3;
+    let mut s = synth::synthesize(&start, &moves, &style, seed);
+    s.trace = synth::sampled::sampled(&s.trace, 10);
+    support::check_synthesized(&start, &moves, &s, &style, seed).unwrap();
+}
+
+#[test]
+fn a_blip_beside_a_slide_is_no_jump_whose_piece_a_hand_lifted_at_once() {
+    // Bullet hands under interference, 10 ms scans. White's king slides
+    // from g1 onto h2 (on its way to h3) in the reading where d4 blips:
+    // three squares, read as a jump, and d4 reads empty again at the next
+    // reading. Taken for a hand lifting a piece the jump set down, the
+    // jump's board was judged first: an illegal move of the king. Only a
+    // reading of more squares than a slide and a blip is judged so.
+    corpus_game_under_interference_is_read("200807britchamp.pgn", 155, 365, "bullet");
+}

@@ -938,7 +938,8 @@ impl Inference {
     }
 
     /// Two hands (1.1) after a capture quicker than a scan: the capture
-    /// (its piece seen lifted, the captured piece never read gone), the
+    /// (its piece seen lifted, the captured piece never read gone; or a
+    /// ply whose landing only flickered, its piece taken at once), the
     /// replies seen made (up to [`PLAYED_ON_AT_WORK_PLIES`], each piece
     /// lifted after the one before), and the next mover's hand at work
     /// already, holding a piece of his lifted after the last reply's
@@ -970,7 +971,7 @@ impl Inference {
         found
             .into_iter()
             .filter_map(|line| {
-                if line.len() < 2 || !line[0].is_capture() {
+                if line.len() < 2 {
                     return None;
                 }
                 let end = hypotheses::play_line(pos, &line);
@@ -990,6 +991,23 @@ impl Inference {
                     .into_iter()
                     .min()?;
                 lifts.push(read);
+                // The first ply a capture quicker than a scan, or a ply whose
+                // landing the filter never let through (its square's
+                // contacts toggled after its piece left and before the
+                // next ply began: the piece taken off at once).
+                let first_seen_landing = || {
+                    self.turn.toggles.iter().any(|(x, s)| {
+                        *s == line[0].to()
+                            && *x
+                                > line[0]
+                                    .from()
+                                    .map_or(lifts[0], |f| self.turn.first_contact(f, lifts[0]))
+                            && *x < lifts[1]
+                    })
+                };
+                if !line[0].is_capture() && !first_seen_landing() {
+                    return None;
+                }
                 // The hand is the next mover's: his own pieces, and a
                 // piece of the presser's that one of them can take.
                 let ours = hand & end.board().by_color(end.turn());

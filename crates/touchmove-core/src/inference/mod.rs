@@ -1365,8 +1365,15 @@ impl Inference {
         let least = if set_down_by_the_jump {
             // (Where readings are further apart than the filter's window,
             // the very next reading is all the board tells: a queen the
-            // jump set down on a4 and lifted at once for `Qe8+`.)
-            if self.scan_period > crate::filter::DebounceConfig::DEFAULT_STABLE_MS {
+            // jump set down on a4 and lifted at once for `Qe8+`. Only in
+            // a reading of more squares than a hand's slide and a blip
+            // change: a king slid next door as a square blipped reads
+            // like a jump, the blip gone at the next reading.)
+            let wide = self
+                .jumped_scans
+                .iter()
+                .any(|scan| scan.len() > RAW_JUMP_SQUARES);
+            if wide && self.scan_period > crate::filter::DebounceConfig::DEFAULT_STABLE_MS {
                 RETAKEN_AFTER_JUMP_MS.min(self.scan_period)
             } else {
                 RETAKEN_AFTER_JUMP_MS
