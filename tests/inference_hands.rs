@@ -1105,6 +1105,28 @@ fn a_reply_set_down_on_the_square_of_a_move_read_under_lines_stays_the_next_move
     );
 }
 
+#[test]
+fn a_piece_taken_back_a_hundred_ms_after_it_landed_on_a_slow_board_made_its_move() {
+    // Bullet hands, a board read every 25 ms. `...Bxc3`: the bishop stood
+    // 100 ms on c3 before White's hand took it to recapture `bxc3`, short
+    // of the stand a slide's square needs at that period: the press read
+    // `...Bxa3`, made quicker than a scan, and White's recapture an
+    // illegal move (7.5). `...Nb4`, the knight taken by Bd2 after 100 ms:
+    // read `...Nxe5` made unseen, a wrong move with no alert at all.
+    for (file, number, index) in [
+        ("197308bcf.pgn", 159, 158),
+        ("201507britchamp.pgn", 56, 642),
+    ] {
+        corpus_game_with_hands_is_read(
+            &HandStyle::by_name("bullet").unwrap(),
+            file,
+            number,
+            index * 7 + 3,
+            25,
+        );
+    }
+}
+
 /// Corpus game `number` of `file` (the hand probe's game `index`) with
 /// `style`'s hands, two jumps where the probe puts them, read every 10 ms:
 /// the game, and what the session read.

@@ -514,8 +514,8 @@ impl TurnHands {
     /// When a piece first came to stand on `sq` since `began` (a move's
     /// first lift): the first piece set down there (or `pushed_off`, the
     /// raw arrival of a capturing piece that pushed the captured one off)
-    /// that stayed at least [`two_hands::RELEASE_MIN_MS`] before the square
-    /// next emptied, or until `now`. Not a piece passing over the square,
+    /// that stayed at least a release ([`two_hands::release_min`] at the
+    /// scan period) before the square next emptied, or until `now`. Not a piece passing over the square,
     /// nor one rocking as it lands.
     fn came_to_stand(
         &self,
@@ -523,6 +523,18 @@ impl TurnHands {
         began: Millis,
         now: Millis,
         pushed_off: Option<Millis>,
+    ) -> Option<Millis> {
+        self.came_to_stand_for(sq, began, now, pushed_off, self.release_min)
+    }
+
+    /// [`Self::came_to_stand`], with a stand of at least `release_min`.
+    fn came_to_stand_for(
+        &self,
+        sq: Square,
+        began: Millis,
+        now: Millis,
+        pushed_off: Option<Millis>,
+        release_min: Millis,
     ) -> Option<Millis> {
         // (Or earlier, when the square's contacts were still bouncing as
         // the move began and it never read empty since: a piece slid on,
@@ -547,7 +559,7 @@ impl TurnHands {
                     .iter()
                     .find(|(u, s)| *s == sq && *u > p)
                     .map_or(now, |(u, _)| self.first_contact(sq, *u))
-                    >= self.first_contact(sq, p).saturating_add(self.release_min)
+                    >= self.first_contact(sq, p).saturating_add(release_min)
             })
     }
 

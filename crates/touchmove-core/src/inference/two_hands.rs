@@ -589,9 +589,36 @@ impl Inference {
             // the next mover's hand came, no earlier than it was lifted.
             // (With his hand on the clock, a piece he let go may have been
             // lifted again by the next mover's hand within a release.)
+            // A stand cut short on the move's own square: where its piece
+            // took one (the captured piece taken off after the mover's
+            // lift), or where the next mover has lifted a piece that takes
+            // it there, no slide passes over the square on its way on.
+            // The stand then needs no more than [`RELEASE_MIN_MS`], not
+            // the longer stand a slow scan asks of slides (`release_min`):
+            // `...Bxc3 bxc3` read every 25 ms shows the bishop 100 ms on c3
+            // before White's hand took it, not `...Bxa3` made unseen.
+            let taken_there = captured_square(&m).is_some_and(|c| {
+                self.turn
+                    .removals
+                    .iter()
+                    .any(|(u, s)| *s == c && *u >= left.unwrap_or(began))
+            }) || taken_by_lifted(&after_pos, m.to(), gone & after_pos.us());
             let reached = |s: Square| {
                 self.turn
                     .came_to_stand(s, arrives_from, t, pushed_off(s))
+                    .or_else(|| {
+                        (taken_there && s == m.to())
+                            .then(|| {
+                                self.turn.came_to_stand_for(
+                                    s,
+                                    arrives_from,
+                                    t,
+                                    pushed_off(s),
+                                    RELEASE_MIN_MS,
+                                )
+                            })
+                            .flatten()
+                    })
                     .or((unseen && s == m.to()).then_some(began))
                     .or_else(|| {
                         hands
