@@ -1127,6 +1127,61 @@ fn a_piece_taken_back_a_hundred_ms_after_it_landed_on_a_slow_board_made_its_move
     }
 }
 
+#[test]
+fn a_piece_sliding_at_the_opponents_press_has_made_no_move_yet() {
+    // Bullet hands, a board read every 25 ms: `...exf4` quicker than a
+    // scan, then White's rook slid from f1 over f2 and f3 to take on f4.
+    // Black pressed 25 ms after f2 closed as f1 opened: the press read
+    // the board as two plies missed, `...exf4 Rf2`, recorded at once, and
+    // the rook's capture next as a displaced board. The press reads
+    // `...exf4`, the rook White's hand at work.
+    corpus_game_with_hands_is_read(
+        &HandStyle::by_name("bullet").unwrap(),
+        "twic1599.pgn",
+        960,
+        1950 * 7 + 3,
+        25,
+    );
+    // Read every 20 ms: `Bxg5` quicker than a scan, Black's rook sliding
+    // from a8 at White's press. Dropping each line that ends with the
+    // slide left `Bf8` shared by the rest, recorded: the sliding line
+    // stays beside the others; only where every line ends sliding are
+    // the plies before it read, with the hand at work.
+    corpus_game_with_hands_is_read(
+        &HandStyle::by_name("bullet").unwrap(),
+        "197308bcf.pgn",
+        130,
+        129 * 7 + 3,
+        20,
+    );
+    // Blitz hands read every 5 ms: `axb5` swapped, Black's king slid from
+    // g8 to f8 in the reading before White's press. With no reading of
+    // the board at all, the press raised a false `displaced`: `axb5` is
+    // read, Black's king his next move's.
+    corpus_game_with_hands_is_read(
+        &HandStyle::by_name("blitz-hands").unwrap(),
+        "200807britchamp.pgn",
+        140,
+        350 * 7 + 3,
+        5,
+    );
+}
+
+#[test]
+fn a_rook_sliding_on_after_its_king_landed_is_castling_under_way() {
+    // Bullet hands reacting within 100–130 ms, a board read every 10 ms:
+    // `...O-O-O`, the king slid from e8 to c8, then the rook from a8,
+    // its first step onto b8 read in the scan a8 opened. The step was
+    // read as a jump, the board as plies the sensors missed: `...Kd8`
+    // and `...Rc8` recorded for the castling, four plies later (both
+    // leave the same occupancy).
+    let style = HandStyle {
+        reaction_ms: (100, 130),
+        ..HandStyle::by_name("bullet").unwrap()
+    };
+    corpus_game_with_hands_is_read(&style, "twic1599.pgn", 956, 1946 * 7 + 3, 10);
+}
+
 /// Corpus game `number` of `file` (the hand probe's game `index`) with
 /// `style`'s hands, two jumps where the probe puts them, read every 10 ms:
 /// the game, and what the session read.

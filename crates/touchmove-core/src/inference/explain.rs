@@ -403,6 +403,30 @@ impl Inference {
             first.append(&mut lines);
             lines = first;
         }
+        // Every line ends with a piece still sliding (4.6: a piece that
+        // has not stood made no move): the plies before it, and a hand at
+        // work sliding that piece (the next mover's, 1.1) since it left
+        // its square; where it stops tells its move. (Not after a reading
+        // the sensors missed, where a whole ply reads in one scan.)
+        if seen != Seen::Unread
+            && at_work.is_empty()
+            && lines
+                .iter()
+                .all(|line| line.last().is_some_and(|m| self.turn.sliding_on(m, t)))
+        {
+            for line in std::mem::take(&mut lines) {
+                let Some((last, before)) = line.split_last() else {
+                    continue;
+                };
+                let read = last
+                    .from()
+                    .and_then(|f| self.turn.lifted_at[f as usize])
+                    .unwrap_or(t);
+                if !at_work.iter().any(|(l, _)| l.as_slice() == before) {
+                    at_work.push((before.to_vec(), read));
+                }
+            }
+        }
         if lines.is_empty() && at_work.is_empty() {
             return false;
         }

@@ -735,6 +735,23 @@ impl TurnHands {
     /// hand moves that fast, the sensors were not read meanwhile — other
     /// plies may have been played too (a tempo move out and back, with the
     /// other side to move).
+    /// Whether `m`'s piece is still on its way at `now`: its square read
+    /// full in the very reading its own square read empty (a slide's
+    /// magnet closing next door as it leaves), less than a release ago.
+    /// A piece that has not stood made no move (4.6): it may slide on
+    /// (`Rf1` over f2 and f3 to take on f4, read every 25 ms, is no `Rf2`
+    /// when Black's press comes 25 ms after f2 closed).
+    pub(super) fn sliding_on(&self, m: &Move, now: Millis) -> bool {
+        let Move::Normal { from, to, .. } = *m else {
+            return false;
+        };
+        let Some(placed) = self.placed_at[to as usize] else {
+            return false;
+        };
+        now < placed.saturating_add(self.release_min)
+            && self.lifted_at[from as usize] == Some(placed)
+    }
+
     fn unseen_in_one_scan(&self, m: &Move, fine_scans: bool) -> bool {
         let Move::Normal { from, to, .. } = *m else {
             return false;
@@ -1961,7 +1978,27 @@ impl Inference {
             && jumped_squares.count() == 2
             && (jumped_squares & expected).is_empty()
             && self.next_movers_piece_sliding_over(jumped_squares, board);
-        if jump && (unread || !one_in_hand) && !slid_at_press && self.explain_jump(t, board, unread)
+        // Nor when the "jump" was a slide's first step next door whose
+        // square has emptied again (the piece slid on) and the board is a
+        // move in progress: the king set down on c8 and its rook slid from
+        // a8 over b8 on its way to d8 is `...O-O-O` under way (3.8), no
+        // plies the sensors missed.
+        let slid_on = !unread
+            && jumped_squares.count() == 2
+            && (jumped_squares & expected).count() == 1
+            && (jumped_squares & board).is_empty()
+            && {
+                let mut two = jumped_squares.into_iter();
+                let (a, b) = (two.next(), two.next());
+                a.zip(b)
+                    .is_some_and(|(a, b)| shakmaty::attacks::king_attacks(a).contains(b))
+            }
+            && self.in_progress(board);
+        if jump
+            && (unread || !one_in_hand)
+            && !slid_at_press
+            && !slid_on
+            && self.explain_jump(t, board, unread)
         {
             return;
         }
