@@ -1182,6 +1182,21 @@ fn a_rook_sliding_on_after_its_king_landed_is_castling_under_way() {
     corpus_game_with_hands_is_read(&style, "twic1599.pgn", 956, 1946 * 7 + 3, 10);
 }
 
+#[test]
+fn a_landing_whose_contacts_bounced_over_a_reading_stood_from_its_first_contact() {
+    // Bullet hands reacting in 100 ms, a board read every 10 ms:
+    // `...Ne4`, the knight's contacts bouncing over three readings
+    // (`+e4 -e4 +e4`), White's hand taking it 100 ms after its first
+    // contact and his bishop lifted after Black's press. The stand was
+    // measured from the last bounce (80 ms, short of a release): the
+    // press read `...Nxg4`, made quicker than a scan, a wrong move.
+    let style = HandStyle {
+        reaction_ms: (100, 100),
+        ..HandStyle::by_name("bullet").unwrap()
+    };
+    corpus_game_with_hands_is_read(&style, "201507britchamp.pgn", 62, 648 * 7 + 3, 10);
+}
+
 /// Corpus game `number` of `file` (the hand probe's game `index`) with
 /// `style`'s hands, two jumps where the probe puts them, read every 10 ms:
 /// the game, and what the session read.

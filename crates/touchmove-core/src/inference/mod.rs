@@ -322,6 +322,12 @@ struct TurnHands {
     toggles: Vec<(Millis, Square)>,
     /// [`two_hands::release_min`] at the board's scan period.
     release_min: Millis,
+    /// How far apart a landing piece's contacts may bounce and still be
+    /// one landing, on the board's readings: [`BOUNCE_GAP_MS`], or one
+    /// reading on a board read less often (a knight set down on e4 read
+    /// every 10 ms, `+e4 -e4 +e4` in three readings, stood 100 ms from
+    /// its first contact when White's hand took it, not 80).
+    landing_gap: Millis,
     /// When the board was last restored to the record's position this
     /// turn (an illegal move reinstated, a displaced piece put back).
     restored_at: Option<Millis>,
@@ -339,6 +345,12 @@ impl TurnHands {
     /// piece set down touches first and rocks after). `settled` when the
     /// raw toggles are not in this turn's log.
     fn first_contact(&self, sq: Square, settled: Millis) -> Millis {
+        self.first_contact_within(sq, settled, BOUNCE_GAP_MS)
+    }
+
+    /// [`Self::first_contact`], raw toggles up to `gap` apart counting as
+    /// one change bouncing.
+    fn first_contact_within(&self, sq: Square, settled: Millis, gap: Millis) -> Millis {
         let mut toggles = self
             .toggles
             .iter()
@@ -350,7 +362,7 @@ impl TurnHands {
         };
         let (mut first, mut same_direction) = (later, true);
         for u in toggles {
-            if later.saturating_sub(u) > BOUNCE_GAP_MS {
+            if later.saturating_sub(u) > gap {
                 break;
             }
             same_direction = !same_direction;
@@ -515,8 +527,9 @@ impl TurnHands {
     /// first lift): the first piece set down there (or `pushed_off`, the
     /// raw arrival of a capturing piece that pushed the captured one off)
     /// that stayed at least a release ([`two_hands::release_min`] at the
-    /// scan period) before the square next emptied, or until `now`. Not a piece passing over the square,
-    /// nor one rocking as it lands.
+    /// scan period; from its first contact, see `landing_gap`) before the
+    /// square next emptied, or until `now`. Not a piece passing over the
+    /// square, nor one rocking as it lands.
     fn came_to_stand(
         &self,
         sq: Square,
@@ -559,7 +572,9 @@ impl TurnHands {
                     .iter()
                     .find(|(u, s)| *s == sq && *u > p)
                     .map_or(now, |(u, _)| self.first_contact(sq, *u))
-                    >= self.first_contact(sq, p).saturating_add(release_min)
+                    >= self
+                        .first_contact_within(sq, p, self.landing_gap)
+                        .saturating_add(release_min)
             })
     }
 
@@ -915,6 +930,7 @@ impl Default for TurnHands {
     fn default() -> TurnHands {
         TurnHands {
             release_min: two_hands::RELEASE_MIN_MS,
+            landing_gap: BOUNCE_GAP_MS,
             touches: Vec::new(),
             lifts: Bitboard::EMPTY,
             flicker: Bitboard::EMPTY,
@@ -1724,6 +1740,7 @@ impl Inference {
         self.raw = raw;
         self.scan_period = scan_period;
         self.turn.release_min = two_hands::release_min(scan_period);
+        self.turn.landing_gap = BOUNCE_GAP_MS.max(scan_period);
         self.shortest_gap = shortest_gap;
     }
 
