@@ -1175,11 +1175,13 @@ fn a_rook_sliding_on_after_its_king_landed_is_castling_under_way() {
     // read as a jump, the board as plies the sensors missed: `...Kd8`
     // and `...Rc8` recorded for the castling, four plies later (both
     // leave the same occupancy).
-    let style = HandStyle {
-        reaction_ms: (100, 130),
-        ..HandStyle::by_name("bullet").unwrap()
-    };
-    corpus_game_with_hands_is_read(&style, "twic1599.pgn", 956, 1946 * 7 + 3, 10);
+    corpus_game_with_hands_is_read(
+        &bullet_reacting_in(100, 130),
+        "twic1599.pgn",
+        956,
+        1946 * 7 + 3,
+        10,
+    );
 }
 
 #[test]
@@ -1190,11 +1192,38 @@ fn a_landing_whose_contacts_bounced_over_a_reading_stood_from_its_first_contact(
     // contact and his bishop lifted after Black's press. The stand was
     // measured from the last bounce (80 ms, short of a release): the
     // press read `...Nxg4`, made quicker than a scan, a wrong move.
-    let style = HandStyle {
-        reaction_ms: (100, 100),
+    corpus_game_with_hands_is_read(
+        &bullet_reacting_in(100, 100),
+        "201507britchamp.pgn",
+        62,
+        648 * 7 + 3,
+        10,
+    );
+}
+
+#[test]
+fn a_capture_begun_in_one_reading_after_a_capture_quicker_than_a_scan_is_one_hand() {
+    // Bullet hands, a board read every 25 ms: `...cxd4` swapped between
+    // two readings, then White's knight and the pawn on d4 lifted in one
+    // reading for `Nxd4`. The two lifts were read as the sensors unread,
+    // and a line of five plies missed (`...cxd4 Nh4 d3 Nf5 dxc2 Nd4`)
+    // recorded when the knight landed on d4.
+    corpus_game_with_hands_is_read(
+        &HandStyle::by_name("bullet").unwrap(),
+        "twic1599.pgn",
+        149,
+        1139 * 7 + 3,
+        25,
+    );
+}
+
+/// Bullet hands whose next mover reacts `low` to `high` ms after the
+/// release.
+fn bullet_reacting_in(low: u64, high: u64) -> HandStyle {
+    HandStyle {
+        reaction_ms: (low, high),
         ..HandStyle::by_name("bullet").unwrap()
-    };
-    corpus_game_with_hands_is_read(&style, "201507britchamp.pgn", 62, 648 * 7 + 3, 10);
+    }
 }
 
 /// Corpus game `number` of `file` (the hand probe's game `index`) with

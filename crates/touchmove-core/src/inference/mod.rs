@@ -1512,7 +1512,10 @@ impl Inference {
     /// castling king and rook, 3.8), from the recorded position or from
     /// the move whose pieces are settling (the next mover's capture, two
     /// hands, 1.1): a quick hand lifting both within one scan, as likely
-    /// as a jump that leaves just these two squares empty.
+    /// as a jump that leaves just these two squares empty. (That move may
+    /// be a capture quicker than a scan, its captured piece never read
+    /// gone: `...cxd4` swapped between two readings every 25 ms, then
+    /// White's knight and the pawn on d4 lifted in one for `Nxd4`.)
     fn lifted_for_one_move(&self, a: &SettledChange, b: &SettledChange) -> bool {
         let lifted = |c: &SettledChange| matches!(c.change, SquareChange::Lifted);
         if !lifted(a) || !lifted(b) {
@@ -1523,7 +1526,7 @@ impl Inference {
         let pos = self.game.position();
         empties_both(pos)
             || self
-                .pick(&self.candidates(self.board, false))
+                .pick(&self.candidates(self.board, true))
                 .is_some_and(|m| {
                     let mut after = pos.clone();
                     after.play_unchecked(m);
