@@ -743,13 +743,6 @@ impl TurnHands {
             .or(self.lifted_at[sq as usize].filter(|t| *t > since))
     }
 
-    /// Whether `m`'s piece left its square and reached another in one
-    /// scan, too far from it for a slide onto the neighbouring square
-    /// (whose switch may close as the one it leaves opens; but not within
-    /// one reading of a board read every millisecond, `fine_scans`): no
-    /// hand moves that fast, the sensors were not read meanwhile — other
-    /// plies may have been played too (a tempo move out and back, with the
-    /// other side to move).
     /// Whether `m`'s piece is still on its way at `now`: its square read
     /// full in the very reading its own square read empty (a slide's
     /// magnet closing next door as it leaves), less than a release ago.
@@ -767,6 +760,13 @@ impl TurnHands {
             && self.lifted_at[from as usize] == Some(placed)
     }
 
+    /// Whether `m`'s piece left its square and reached another in one
+    /// scan, too far from it for a slide onto the neighbouring square
+    /// (whose switch may close as the one it leaves opens; but not within
+    /// one reading of a board read every millisecond, `fine_scans`): no
+    /// hand moves that fast, the sensors were not read meanwhile — other
+    /// plies may have been played too (a tempo move out and back, with the
+    /// other side to move).
     fn unseen_in_one_scan(&self, m: &Move, fine_scans: bool) -> bool {
         let Move::Normal { from, to, .. } = *m else {
             return false;
@@ -2007,12 +2007,10 @@ impl Inference {
             && jumped_squares.count() == 2
             && (jumped_squares & expected).count() == 1
             && (jumped_squares & board).is_empty()
-            && {
-                let mut two = jumped_squares.into_iter();
-                let (a, b) = (two.next(), two.next());
-                a.zip(b)
-                    .is_some_and(|(a, b)| shakmaty::attacks::king_attacks(a).contains(b))
-            }
+            && jumped_squares
+                .first()
+                .zip(jumped_squares.last())
+                .is_some_and(|(a, b)| shakmaty::attacks::king_attacks(a).contains(b))
             && self.in_progress(board);
         if jump
             && (unread || !one_in_hand)

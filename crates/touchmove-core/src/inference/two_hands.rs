@@ -585,10 +585,6 @@ impl Inference {
                     .map(|(f, _)| *f)
                     .filter(|_| captured_square(&m) == Some(s))
             };
-            // An unseen capture's piece stood on its square by the time
-            // the next mover's hand came, no earlier than it was lifted.
-            // (With his hand on the clock, a piece he let go may have been
-            // lifted again by the next mover's hand within a release.)
             // A stand cut short on the move's own square: where its piece
             // took one (the captured piece taken off after the mover's
             // lift), or where the next mover has lifted a piece that takes
@@ -597,17 +593,23 @@ impl Inference {
             // the longer stand a slow scan asks of slides (`release_min`):
             // `...Bxc3 bxc3` read every 25 ms shows the bishop 100 ms on c3
             // before White's hand took it, not `...Bxa3` made unseen.
-            let taken_there = captured_square(&m).is_some_and(|c| {
-                self.turn
-                    .removals
-                    .iter()
-                    .any(|(u, s)| *s == c && *u >= left.unwrap_or(began))
-            }) || taken_by_lifted(&after_pos, m.to(), gone & after_pos.us());
+            let taken_there = || {
+                captured_square(&m).is_some_and(|c| {
+                    self.turn
+                        .removals
+                        .iter()
+                        .any(|(u, s)| *s == c && *u >= left.unwrap_or(began))
+                }) || taken_by_lifted(&after_pos, m.to(), gone & after_pos.us())
+            };
+            // An unseen capture's piece stood on its square by the time
+            // the next mover's hand came, no earlier than it was lifted.
+            // (With his hand on the clock, a piece he let go may have been
+            // lifted again by the next mover's hand within a release.)
             let reached = |s: Square| {
                 self.turn
                     .came_to_stand(s, arrives_from, t, pushed_off(s))
                     .or_else(|| {
-                        (taken_there && s == m.to())
+                        (s == m.to() && taken_there())
                             .then(|| {
                                 self.turn.came_to_stand_for(
                                     s,
