@@ -2274,6 +2274,51 @@ mod found {
         ];
         check(Profile::FideStandard, true, &actions, &[82, 255, 116]).unwrap();
     }
+
+    #[test]
+    fn a_move_onto_a_square_filled_before_its_piece_left_is_read_once_the_board_stays() {
+        // a1 and a3 toggled (a rook read gone, a phantom on a3), then
+        // play; a phantom left on e6, then ...e6 made with only e7's lift
+        // read (its square was filled already). Not a pawn held in the
+        // hand for ever: ...e6 is recorded once the board stays, and
+        // Na5 is no Nxb6 read off the knight's lift.
+        let actions = [
+            Toggle(0),
+            Toggle(16),
+            Toggle(0),
+            Legal(110),
+            Legal(36),
+            Legal(21),
+            Legal(17),
+            Legal(106),
+            Legal(181),
+            Toggle(44),
+        ];
+        check(Profile::Casual, false, &actions, &[118]).unwrap();
+    }
+
+    #[test]
+    fn lines_gone_on_by_searched_plies_only_stand_beside_fewer_plies_from_the_record() {
+        // Garbage opened lines of tempo moves; the board then set to
+        // Bxb8 (its captured knight never read leaving) and ...Qh4 played:
+        // a five-ply line of the garbage's tempo moves reaches the same
+        // squares, and is no certainty beside two plies from the record.
+        let actions = [
+            Legal(19),
+            Legal(222),
+            Legal(23),
+            Legal(72),
+            Legal(102),
+            Toggle(0),
+            Toggle(16),
+            Legal(164),
+            Bounce(40),
+            Garbage(3_968_800_470_155_132_928),
+            Legal(142),
+            Legal(84),
+        ];
+        check(Profile::Casual, false, &actions, &[88]).unwrap();
+    }
 }
 
 fn cases() -> u32 {

@@ -110,7 +110,7 @@ impl Inference {
     /// piece (the next mover's slide passing over it, a piece brushed),
     /// not this one, which arrives only after it has left (a slide's
     /// magnet may close the square next door a moment before).
-    fn set_down_before_it_left(&self, m: &Move) -> bool {
+    pub(super) fn set_down_before_it_left(&self, m: &Move) -> bool {
         let Some((from, to)) = to_an_empty_square(m) else {
             return false;
         };

@@ -425,6 +425,9 @@ impl Inference {
         let mut waiting: Vec<usize> = Vec::new();
         // Lines whose last ply ended the game.
         let mut ended: Vec<Line> = Vec::new();
+        // Lines kept only by plies nobody saw the hands make, searched at
+        // this settle (see `seen_making`).
+        let mut searched_on = 0;
         let judged = pending.lines.len();
         // After a jump the sensors did not read, the lines open before it
         // (not those just searched afresh from the record): each line
@@ -707,6 +710,7 @@ impl Inference {
                     quick_captures.push(next.len());
                 }
                 next.push(line.then_missed(&more, t));
+                searched_on += 1;
             }
         }
         if next.is_empty() {
@@ -738,6 +742,20 @@ impl Inference {
             // the lone line waiting being recorded for a board it does not
             // show.
             let fresh = self.made_from_the_record_beside(&base, board, pending.opened_board, &next);
+            next.extend(fresh.into_iter().map(|plies| Line::missed(plies, t)));
+        } else if read == JumpRead::No
+            && extended == 0
+            && searched_on > 0
+            && searched_on == next.len()
+        {
+            // Never stuck: every line left goes on only by plies searched
+            // at this settle, beyond what the hands were seen making
+            // under it (perhaps opened on garbage read). The record may
+            // explain the board in fewer plies, every piece they move seen
+            // lifted: those plies stand beside them, and the next moves
+            // tell (a long line of tempo moves is no certainty).
+            let fewest = next.iter().map(|l| l.plies.len()).min().unwrap_or(0);
+            let fresh = self.shorter_from_the_record(&base, board, pending.opened_board, fewest);
             next.extend(fresh.into_iter().map(|plies| Line::missed(plies, t)));
         } else if read == JumpRead::No && saw_one && !next.is_empty() && !next.iter().any(board_saw)
         {
@@ -1289,6 +1307,29 @@ impl Inference {
                         .iter()
                         .any(|r| r.board() == pos.board() && r.turn() == pos.turn())
             })
+            .collect()
+    }
+
+    /// Lines of fewer than `fewest` plies from the record (`base`) that
+    /// explain `board`, every piece they move seen lifted or gone from its
+    /// square in the record (a lift read inside a jump is forgotten with
+    /// the jump, see `TurnHands::forget_until`, yet the square shows the
+    /// piece left), in the order the hands lifted them.
+    fn shorter_from_the_record(
+        &self,
+        base: &Chess,
+        board: Bitboard,
+        opened_board: Bitboard,
+        fewest: usize,
+    ) -> Vec<Vec<Move>> {
+        let seen = self.seen_under(base, opened_board, board) | base.board().occupied() & !board;
+        let max = self.config.max_missed_plies.min(fewest.saturating_sub(1));
+        if max == 0 {
+            return Vec::new();
+        }
+        missed::explanations_moving(base, board, self.white, max, missed::Roam::Never, seen)
+            .into_iter()
+            .filter(|plies| plies.len() < fewest && self.seen_making(base, plies, seen))
             .collect()
     }
 

@@ -93,6 +93,12 @@ const MISSING_GRACE_MS: Millis = 1500;
 /// his move first.
 const HELD_MS: Millis = 6000;
 
+/// How long a move's piece may be off its square, the board showing the
+/// move's position because its new square was filled before (see
+/// `Inference::made_onto_a_filled_square`), before the move is read as
+/// made: as long as a hand holds a piece for a moment's thought.
+const FILLED_FIRST_MS: Millis = 3000;
+
 /// A capture read only from its captured square emptied for a scan or
 /// two (the captured piece pushed off by the capturing one, quicker than
 /// a hand lifts a piece away) looks the same as interference or a brush
@@ -2021,6 +2027,9 @@ impl Inference {
             return;
         }
         if self.in_progress(board) {
+            if !jump && self.made_onto_a_filled_square(t, board) {
+                return;
+            }
             // The mover's pieces held, nothing else changed, for longer
             // than a hand holds a piece: a capture the sensors missed
             // stands beside the hand at work (never stuck; the next moves
@@ -2216,6 +2225,37 @@ impl Inference {
             self.promotion_on_board(t, &m);
         } else {
             self.make_move(t, m);
+        }
+        true
+    }
+
+    /// The board shows a legal move's position exactly, but its square was
+    /// read filled before its piece left (see `set_down_before_it_left`):
+    /// a piece stood there already (a sensor stuck closed, a piece left
+    /// there by an earlier irregularity) and the move's piece may be in the
+    /// hand. Quiet for as long as a hand holds a piece ([`FILLED_FIRST_MS`]
+    /// from its lift), the move is what the board shows: it is recorded,
+    /// marked as inferred (never stuck). Returns whether the board waits
+    /// for that or the move was made.
+    fn made_onto_a_filled_square(&mut self, t: Millis, board: Bitboard) -> bool {
+        let cands = self.candidates(board, true);
+        let Some(m) = self.pick(&cands) else {
+            return false;
+        };
+        let Some((from, _)) = to_an_empty_square(&m) else {
+            return false;
+        };
+        if !self.set_down_before_it_left(&m) {
+            return false;
+        }
+        let Some(lifted) = self.turn.last_lift(from) else {
+            return false;
+        };
+        let until = lifted.saturating_add(FILLED_FIRST_MS);
+        if t < until {
+            self.swap_until = Some(until);
+        } else {
+            self.adopt(t, vec![m]);
         }
         true
     }
