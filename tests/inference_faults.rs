@@ -1183,3 +1183,20 @@ fn a_ply_whose_landing_only_flickered_then_captures_and_a_hand_are_no_illegal_mo
     // as a capture quicker than a scan does.
     corpus_game_with_faults_is_read_at("201507britchamp.pgn", 280, 866, &HandStyle::bullet(), 1, 0);
 }
+
+#[test]
+fn a_piece_knocked_next_door_waits_beside_a_longer_line_under_which_it_moved() {
+    // Casual hands, two faults: `30...Qa8+ 31. f3` in one reading (plies
+    // nobody saw), then White's king knocked from g2 onto f2 and set back
+    // seconds later. Lines of three plies (`...Qd5+ f3 Qa8`) had White to
+    // move, and `Kf2` extended them: the line of two, under which the king
+    // was knocked, was dropped and `...Qd5+ f3 Qa8 Kf2` recorded, the king
+    // set back read as a takeback. The knocked line now waits beside them.
+    corpus_game_with_faults_is_read(
+        "197308bcf.pgn",
+        60,
+        59,
+        &HandStyle::by_name("casual").unwrap(),
+        2,
+    );
+}

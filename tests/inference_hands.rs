@@ -492,6 +492,33 @@ fn a_jump_two_plies_longer_is_told_by_a_later_move() {
     twic_jump_is_read(765, 22816, (43, 47));
 }
 
+#[test]
+fn a_jump_read_while_the_next_movers_hand_took_its_last_piece_is_read() {
+    // Bullet hands, a board read every 10 ms, one jump each. In the first
+    // game `46. cxd6 b5 47. g5` unseen, Black's pawn already lifted from
+    // b5 when the board was read again (it lands on b4): a hand at work
+    // on a square a pawn reaches was looked for only where a piece of the
+    // jump could capture, so `...b6` (c5's capture square) was recorded.
+    // In the second `18...e5` read in one reading, then White's hand took
+    // the pawn off e5 for `Bxe5` before the board settled: that reading
+    // of a whole move was not kept as a jump's first reading, and five
+    // plies of tempo moves (`...e6 Bxe4 e5 Bc6 e4`) were recorded.
+    for (file, number, index, window) in [
+        ("197308bcf.pgn", 85, 84, (90, 93)),
+        ("twic1599.pgn", 193, 1183, (35, 36)),
+    ] {
+        let (start, moves, mut s, placed) =
+            corpus_jump(file, number, index * 7 + 3, &HandStyle::bullet());
+        assert_eq!(placed, window);
+        s.trace = synth::sampled::sampled(&s.trace, 10);
+        let outcome = judge_jump(&s, &start, &moves, Profile::FideBlitz, window);
+        assert!(
+            matches!(outcome, Ok(JumpOutcome::Exact | JumpOutcome::Transposed)),
+            "{file} game {number}: {outcome:?}"
+        );
+    }
+}
+
 /// The jump the synthesizer makes in `twic1599` game `number` with `seed`
 /// (over the plies `window`) is read exactly, or as a transposition, in
 /// both profiles.
@@ -1215,6 +1242,27 @@ fn a_capture_begun_in_one_reading_after_a_capture_quicker_than_a_scan_is_one_han
         1139 * 7 + 3,
         25,
     );
+}
+
+#[test]
+fn a_push_off_quicker_than_a_scan_with_the_taker_in_the_air_is_taken_back_there() {
+    // Bullet hands reacting in exactly 100 ms, a board read every 10 ms:
+    // `Qxe7+` pushed Black's queen off between two readings (its square
+    // never read empty), Black's king already lifted from f7 to take
+    // back; the king set down on e7 and lifted again as White pressed.
+    // The press read the queen's capture as made unseen elsewhere
+    // (`Qxe6+ Kxe6`: the same squares), a wrong move; and, in the second
+    // game, `Nxg6+` read as `Nd5` with the pawn's `hxg6` an illegal move
+    // completed.
+    for (number, index) in [(314, 1304), (111, 1101)] {
+        corpus_game_with_hands_is_read(
+            &bullet_reacting_in(100, 100),
+            "twic1599.pgn",
+            number,
+            index * 7 + 3,
+            10,
+        );
+    }
 }
 
 /// Bullet hands whose next mover reacts `low` to `high` ms after the

@@ -428,6 +428,9 @@ impl Inference {
         // Lines kept only by plies nobody saw the hands make, searched at
         // this settle (see `seen_making`).
         let mut searched_on = 0;
+        // Lines whose position the board shows but for a piece knocked
+        // next door (see `knocked_next_door`).
+        let mut knocked_aside: Vec<Line> = Vec::new();
         let judged = pending.lines.len();
         // After a jump the sensors did not read, the lines open before it
         // (not those just searched afresh from the record): each line
@@ -702,6 +705,7 @@ impl Inference {
             // lifted (a captured piece may have left its square quicker
             // than a scan, as the record reads missed captures). (Not
             // after a jump: nobody saw them.)
+            let before = next.len();
             for more in found
                 .into_iter()
                 .filter(|more| unseen || self.seen_making(&pos, more, seen))
@@ -711,6 +715,22 @@ impl Inference {
                 }
                 next.push(line.then_missed(&more, t));
                 searched_on += 1;
+            }
+            if next.len() == before && !unseen && self.knocked_next_door(&pos, board, &line) {
+                knocked_aside.push(line);
+            }
+        }
+        if extended > 0 {
+            // A piece of the side not on move under a line, knocked onto
+            // the empty square next door (7.3), may be a legal move under
+            // lines one ply longer or shorter: no proof against the line.
+            // It waits beside them for the piece to be set back, if it is
+            // shorter than every line the hands extended (a line of tempo
+            // moves is no rival to a move seen made).
+            let fewest = next.iter().map(|l| l.plies.len()).min().unwrap_or(0);
+            for line in knocked_aside.into_iter().filter(|l| l.plies.len() < fewest) {
+                waiting.push(next.len());
+                next.push(line);
             }
         }
         if next.is_empty() {
@@ -1080,6 +1100,38 @@ impl Inference {
                     .is_some_and(|p| t < p.saturating_add(two_hands::RELEASE_MIN_MS))
             })
         })
+    }
+
+    /// Whether `board` shows the position `pos` (after `line`) but for
+    /// one piece of the side not on move set on an empty square next to
+    /// its own (not a pawn's step on), lifted from its square and set
+    /// down there since the line was read: knocked over (7.3), perhaps.
+    fn knocked_next_door(&self, pos: &Chess, board: Bitboard, line: &Line) -> bool {
+        let occupied = pos.board().occupied();
+        let (Some(from), Some(to)) = (
+            (occupied & !board).single_square(),
+            (board & !occupied).single_square(),
+        ) else {
+            return false;
+        };
+        // (A pawn one step on along its file is pushed, not knocked: under
+        // lines where it is his move, perhaps his promotion under way.)
+        let pushed = pos.board().piece_at(from).is_some_and(|p| {
+            p.role == Role::Pawn && Some(to) == from.offset(p.color.fold_wb(8, -8))
+        });
+        pos.board().color_at(from) == Some(!pos.turn())
+            && !pushed
+            && shakmaty::attacks::king_attacks(from).contains(to)
+            && self
+                .turn
+                .removals
+                .iter()
+                .any(|&(r, q)| q == from && r >= line.since)
+            && self
+                .turn
+                .placements
+                .iter()
+                .any(|&(p, q)| q == to && p >= line.since)
     }
 
     /// The first of `lines` whose position the board shows but for one

@@ -1078,7 +1078,9 @@ pub struct Inference {
     /// The latest raw reading.
     raw: Bitboard,
     /// Raw readings since the last recorded move that changed several
-    /// squares at once (a jump: the sensors read again), the latest
+    /// squares at once (a jump: the sensors read again), or made a whole
+    /// move in one reading (a piece gone, another set down not next door),
+    /// the latest
     /// [`RAW_JUMPS`]: a square the jump filled may read empty again
     /// before the debounce settles it, the next mover's hand lifting that
     /// piece at once, so the settled board never shows where the unseen
@@ -1740,7 +1742,13 @@ impl Inference {
     /// it, the board's scan period as the readings show it (0: none; see
     /// [`crate::filter::ScanPeriod`]).
     pub fn raw(&mut self, raw: Bitboard, scan_period: Millis, shortest_gap: Option<Millis>) {
-        if (self.raw ^ raw).count() >= RAW_JUMP_SQUARES && self.started {
+        // (Or a whole move in one reading: a piece gone and one set down
+        // in one reading, not next door where a slide's step is.)
+        let whole_move = (self.raw & !raw)
+            .single_square()
+            .zip((raw & !self.raw).single_square())
+            .is_some_and(|(off, on)| !shakmaty::attacks::king_attacks(off).contains(on));
+        if ((self.raw ^ raw).count() >= RAW_JUMP_SQUARES || whole_move) && self.started {
             if self.raw_jumps.len() >= RAW_JUMPS {
                 self.raw_jumps.remove(0);
             }

@@ -880,6 +880,14 @@ impl Inference {
     /// busy only when he lifted it, after the mover's piece was lifted,
     /// nothing was set down on it since, and a piece of his on `lifted`
     /// can take it there (in `after`, the position after `m`).
+    ///
+    /// A piece of his already in the air before that square first opened
+    /// (his taker grabbed while the capture was being made, 1.1) may have
+    /// been set down there since and lifted again, rocking as it lands:
+    /// what the square did after it opened is his capture, not the
+    /// mover's piece arriving (a push-off quicker than a scan, `Qxe7`
+    /// with Black's king in the air to take back, the king set down on e7
+    /// and lifted again as the press came).
     fn taken_at_once(&self, m: &Move, after: &Chess, board: Bitboard, lifted: Bitboard) -> bool {
         let Some((from, to)) = plain_capture(m) else {
             return false;
@@ -887,14 +895,23 @@ impl Inference {
         let Some(began) = self.turn.first_lift(from) else {
             return false;
         };
+        let Some(opened) = self.turn.first_lift(to).filter(|&l| l > began) else {
+            return false;
+        };
+        let grabbed_before = (lifted & !board).into_iter().any(|y| {
+            self.turn
+                .first_lift_after(y, began)
+                .is_some_and(|l| l < opened)
+                && taken_by_lifted(after, to, Bitboard::from_square(y))
+        });
         !board.contains(from)
             && !board.contains(to)
-            && self.turn.first_lift(to).is_some_and(|l| l > began)
-            && !self
-                .turn
-                .placements
-                .iter()
-                .any(|(u, s)| *s == to && *u >= began)
+            && (grabbed_before
+                || !self
+                    .turn
+                    .placements
+                    .iter()
+                    .any(|(u, s)| *s == to && *u >= began))
             && taken_by_lifted(after, to, lifted)
     }
 
