@@ -1122,16 +1122,21 @@ impl Inference {
         pos.board().color_at(from) == Some(!pos.turn())
             && !pushed
             && shakmaty::attacks::king_attacks(from).contains(to)
-            && self
-                .turn
-                .removals
-                .iter()
-                .any(|&(r, q)| q == from && r >= line.since)
+            && self.lifted_and_set_down_since(from, to, line.since)
+    }
+
+    /// Whether a hand lifted a piece from `from` and set one down on `to`
+    /// since `since`.
+    fn lifted_and_set_down_since(&self, from: Square, to: Square, since: Millis) -> bool {
+        self.turn
+            .removals
+            .iter()
+            .any(|&(r, q)| q == from && r >= since)
             && self
                 .turn
                 .placements
                 .iter()
-                .any(|&(p, q)| q == to && p >= line.since)
+                .any(|&(p, q)| q == to && p >= since)
     }
 
     /// The first of `lines` whose position the board shows but for one
@@ -1175,16 +1180,7 @@ impl Inference {
             }
             let knocked = (pos.board().color_at(from) == Some(!pos.turn()) || illegal)
                 && self.white.is_none_or(|w| w == white_after)
-                && self
-                    .turn
-                    .removals
-                    .iter()
-                    .any(|&(r, q)| q == from && r >= line.since)
-                && self
-                    .turn
-                    .placements
-                    .iter()
-                    .any(|&(p, q)| q == to && p >= line.since);
+                && self.lifted_and_set_down_since(from, to, line.since);
             knocked.then_some(Knocked {
                 line_board: occupied,
                 board,
