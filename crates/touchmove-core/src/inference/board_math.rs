@@ -112,3 +112,25 @@ pub(crate) fn to_an_empty_square(m: &Move) -> Option<(Square, Square)> {
         _ => None,
     }
 }
+
+/// The squares a pawn on `from` may be pushed to (one step, or two from
+/// its first rank), neither through nor onto a square of `occupied`;
+/// none for other pieces.
+pub(crate) fn pushes(from: Square, piece: shakmaty::Piece, occupied: Bitboard) -> Bitboard {
+    if piece.role != shakmaty::Role::Pawn {
+        return Bitboard::EMPTY;
+    }
+    let step = |sq: Square| {
+        sq.offset(piece.color.fold_wb(8, -8))
+            .filter(|s| !occupied.contains(*s))
+    };
+    let Some(one) = step(from) else {
+        return Bitboard::EMPTY;
+    };
+    let first_rank = from.rank()
+        == piece
+            .color
+            .fold_wb(shakmaty::Rank::Second, shakmaty::Rank::Seventh);
+    let two = step(one).filter(|_| first_rank);
+    Bitboard::from_square(one) | two.map_or(Bitboard::EMPTY, Bitboard::from_square)
+}

@@ -531,7 +531,10 @@ impl Inference {
                 .into_iter()
                 .filter_map(|s| {
                     let piece = pos.board().piece_at(s)?;
-                    Some(shakmaty::attacks::attacks(s, piece, occupied) | pushes(s, piece))
+                    Some(
+                        shakmaty::attacks::attacks(s, piece, occupied)
+                            | pushes(s, piece, Bitboard::EMPTY),
+                    )
                 })
                 .fold(Bitboard::EMPTY, |a, b| a | b)
                 & !occupied
@@ -1323,22 +1326,4 @@ enum Seen {
     Unread,
     /// Only pieces seen lifted this turn.
     OnlyLifted,
-}
-
-/// The squares a pawn on `from` may be pushed to (one step, or two from
-/// its first rank), whatever stands there; none for other pieces.
-fn pushes(from: Square, piece: shakmaty::Piece) -> Bitboard {
-    if piece.role != Role::Pawn {
-        return Bitboard::EMPTY;
-    }
-    let step = |sq: Square| sq.offset(piece.color.fold_wb(8, -8));
-    let Some(one) = step(from) else {
-        return Bitboard::EMPTY;
-    };
-    let first_rank = from.rank()
-        == piece
-            .color
-            .fold_wb(shakmaty::Rank::Second, shakmaty::Rank::Seventh);
-    let two = step(one).filter(|_| first_rank);
-    Bitboard::from_square(one) | two.map_or(Bitboard::EMPTY, Bitboard::from_square)
 }

@@ -1116,9 +1116,10 @@ impl Inference {
         };
         // (A pawn one step on along its file is pushed, not knocked: under
         // lines where it is his move, perhaps his promotion under way.)
-        let pushed = pos.board().piece_at(from).is_some_and(|p| {
-            p.role == Role::Pawn && Some(to) == from.offset(p.color.fold_wb(8, -8))
-        });
+        let pushed = pos
+            .board()
+            .piece_at(from)
+            .is_some_and(|p| pushes(from, p, Bitboard::EMPTY).contains(to));
         pos.board().color_at(from) == Some(!pos.turn())
             && !pushed
             && shakmaty::attacks::king_attacks(from).contains(to)
@@ -1377,7 +1378,7 @@ impl Inference {
         }
         missed::explanations_moving(base, board, self.white, max, missed::Roam::Never, seen)
             .into_iter()
-            .filter(|plies| plies.len() < fewest && self.seen_making(base, plies, seen))
+            .filter(|plies| self.seen_making(base, plies, seen))
             .collect()
     }
 

@@ -26,7 +26,7 @@ use crate::game::{Game, IllegalMoveRuling, LawEdition, Profile, Start};
 use crate::scan::Snapshot;
 use board_math::{
     arrival_squares, captured_square, colours_after, involved, lands_on, moving_from, must_lift,
-    occupancy_after, to_an_empty_square,
+    occupancy_after, pushes, to_an_empty_square,
 };
 use touch::Touch;
 
@@ -1043,7 +1043,8 @@ pub struct Inference {
     lines_waiting_until: Option<Millis>,
     /// A capture read only from a swap on its captured square waits until
     /// then to be made (see [`SWAP_RELEASE_MS`]); so does a castling rook's
-    /// move ([`CASTLING_ROOK_WAIT_MS`]).
+    /// move ([`CASTLING_ROOK_WAIT_MS`]), and a move onto a square filled
+    /// before its piece left ([`FILLED_FIRST_MS`]).
     swap_until: Option<Millis>,
     /// The next mover's touch is releasing the move on the board (1.1):
     /// a castling rook's move waits no longer.

@@ -154,20 +154,7 @@ fn could_reach_were_they_empty(pos: &Chess, from: Square, squares: Bitboard) -> 
     let occupied = board.occupied() & !squares;
     let reach = match piece.role {
         Role::Pawn => {
-            let step = |sq: Square| sq.offset(if piece.color.is_white() { 8 } else { -8 });
-            let mut pushes = Bitboard::EMPTY;
-            if let Some(one) = step(from).filter(|s| !occupied.contains(*s)) {
-                pushes.add(one);
-                if from.rank()
-                    == piece
-                        .color
-                        .fold_wb(shakmaty::Rank::Second, shakmaty::Rank::Seventh)
-                    && let Some(two) = step(one).filter(|s| !occupied.contains(*s))
-                {
-                    pushes.add(two);
-                }
-            }
-            pushes | shakmaty::attacks::pawn_attacks(piece.color, from)
+            pushes(from, piece, occupied) | shakmaty::attacks::pawn_attacks(piece.color, from)
         }
         _ => shakmaty::attacks::attacks(from, piece, occupied),
     };
@@ -898,20 +885,22 @@ impl Inference {
         let Some(opened) = self.turn.first_lift(to).filter(|&l| l > began) else {
             return false;
         };
-        let grabbed_before = (lifted & !board).into_iter().any(|y| {
-            self.turn
-                .first_lift_after(y, began)
-                .is_some_and(|l| l < opened)
-                && taken_by_lifted(after, to, Bitboard::from_square(y))
-        });
+        let grabbed_before = || {
+            (lifted & !board).into_iter().any(|y| {
+                self.turn
+                    .first_lift_after(y, began)
+                    .is_some_and(|l| l < opened)
+                    && taken_by_lifted(after, to, Bitboard::from_square(y))
+            })
+        };
         !board.contains(from)
             && !board.contains(to)
-            && (grabbed_before
-                || !self
-                    .turn
-                    .placements
-                    .iter()
-                    .any(|(u, s)| *s == to && *u >= began))
+            && (!self
+                .turn
+                .placements
+                .iter()
+                .any(|(u, s)| *s == to && *u >= began)
+                || grabbed_before())
             && taken_by_lifted(after, to, lifted)
     }
 
