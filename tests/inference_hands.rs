@@ -1265,6 +1265,53 @@ fn a_push_off_quicker_than_a_scan_with_the_taker_in_the_air_is_taken_back_there(
     }
 }
 
+#[test]
+fn a_reply_read_with_the_move_at_its_press_is_completed_by_its_own_press() {
+    // Blitz hands that always grab, reacting 100-350 ms after the release,
+    // a board read every 10 ms: `Rxe6` pushed the pawn off between two
+    // readings, Black's knight lifted and set down on g6 (`...Ng6`) before
+    // White pressed; that press read both plies. White's rook then lifted
+    // from e6 and Black's rook taken off e8 (`Rxe8+` at work) before
+    // Black's press, which was read as telling of a missed White reply
+    // and a Black move after it: `Rxg6 Re6` recorded, a wrong move.
+    corpus_game_with_hands_is_read(
+        &blitz_grabbing_in(100, 350),
+        "200807britchamp.pgn",
+        184,
+        394 * 7 + 3,
+        10,
+    );
+}
+
+#[test]
+fn a_press_as_the_next_movers_slide_reaches_the_square_next_door_waits_for_it() {
+    // Blitz hands that always grab, reacting 100-150 ms after the release,
+    // a board read every 10 ms: `exf5` pushed the pawn off between two
+    // readings, Black's hand took White's pawn off f5 at once, and his
+    // bishop was sliding from c8 (d7 read full, c8 not yet empty) when
+    // White pressed. The press read e4 and f5 empty and a piece on d7: a
+    // displaced board, a false alert (the bishop landed on f5,
+    // `...Bxf5`). Read a moment later, as the reading before the press
+    // without that step, it is the capture made and taken back at work.
+    corpus_game_with_hands_is_read(
+        &blitz_grabbing_in(100, 150),
+        "200807britchamp.pgn",
+        121,
+        331 * 7 + 3,
+        10,
+    );
+}
+
+/// Blitz hands whose next mover always grabs, `low` to `high` ms after
+/// the release.
+fn blitz_grabbing_in(low: u64, high: u64) -> HandStyle {
+    HandStyle {
+        grab: 1.0,
+        reaction_ms: (low, high),
+        ..HandStyle::by_name("blitz-hands").unwrap()
+    }
+}
+
 /// Bullet hands whose next mover reacts `low` to `high` ms after the
 /// release.
 fn bullet_reacting_in(low: u64, high: u64) -> HandStyle {

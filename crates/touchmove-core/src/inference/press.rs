@@ -70,6 +70,16 @@ impl Inference {
                 .rev()
                 .find(|&i| self.game.moves()[i].side == side)
         {
+            // The reply's own press is still to come: when it does, it is
+            // that ply's (6.7), not a press telling of a missed reply and
+            // a move after it (the presser's pieces the next mover's hand
+            // takes off meanwhile are his capture at work).
+            if let Some(reply) = self.game.moves().last()
+                && reply.side != side
+                && self.game.moves().len() > ply + 1
+            {
+                self.missed_press = Some((self.game.moves().len(), reply.side));
+            }
             return PressMeaning::Completed { ply: ply + 1 };
         }
         if !self.started || self.game.is_over() {
@@ -534,9 +544,14 @@ impl Inference {
     /// one, so no illegal move is completed (a false accusation is worse
     /// than a missed one). Where the pieces land tells.
     fn taken_before_the_press(&self) -> bool {
+        self.taken_before_the_press_on(self.board)
+    }
+
+    /// [`Self::taken_before_the_press`] on `board`.
+    fn taken_before_the_press_on(&self, board: Bitboard) -> bool {
         let pos = self.game.position();
         let expected = pos.board().occupied();
-        if (self.board & !expected).any() {
+        if (board & !expected).any() {
             return false;
         }
         pos.legal_moves().iter().any(|m| {
@@ -550,7 +565,7 @@ impl Inference {
             // lifted since, able to take on that square.)
             let mut after = pos.clone();
             after.play_unchecked(*m);
-            let his = (expected & !self.board & after.us())
+            let his = (expected & !board & after.us())
                 .without(to)
                 .into_iter()
                 .filter(|&y| {
@@ -558,7 +573,7 @@ impl Inference {
                         && super::two_hands::taken_by_lifted(&after, to, Bitboard::from_square(y))
                 })
                 .collect::<Bitboard>();
-            self.board == expected.without(from).without(to) & !his
+            board == expected.without(from).without(to) & !his
                 && self.turn.first_lift_after(to, lifted).is_some()
         })
     }
@@ -728,13 +743,29 @@ impl Inference {
         if blip.is_empty()
             || self.fine_scans()
             || self.pick(&self.candidates(self.board, false)).is_some()
-            || self
-                .pick(&self.candidates(self.board ^ blip, true))
-                .is_none()
         {
             return Bitboard::EMPTY;
         }
-        blip
+        if self
+            .pick(&self.candidates(self.board ^ blip, true))
+            .is_some()
+        {
+            return blip;
+        }
+        // Or his capture's piece taken off by the next mover's hand, whose
+        // piece is sliding on this instant: its square still read full
+        // and the square next door just reached (a slide's overlap). The
+        // press waits for where it lands, as it would have a reading later.
+        let pos = self.game.position();
+        let theirs = pos.board().by_color(!pos.turn()) & self.board;
+        let sliding = back.is_empty()
+            && fresh
+                .into_iter()
+                .all(|s| (shakmaty::attacks::king_attacks(s) & theirs).any());
+        if sliding && self.taken_before_the_press_on(self.board ^ fresh) {
+            return fresh;
+        }
+        Bitboard::EMPTY
     }
 
     /// The reply of `side` (to move, while the opponent's move awaits its
