@@ -1302,6 +1302,30 @@ fn a_press_as_the_next_movers_slide_reaches_the_square_next_door_waits_for_it() 
     );
 }
 
+#[test]
+fn a_slides_first_step_read_with_its_square_left_is_no_jump_on_a_board_read_every_10_ms() {
+    // Blitz hands that always grab, reacting 100-150 ms after the release,
+    // a board read every 10 ms and written only at its changes: no two
+    // readings less than 120 ms apart yet, but every time a multiple of
+    // 10. Black's queen slid d8-c7-b6 (c7 reached in the reading d8 was
+    // left) was read as plies the sensors missed, as on a board read
+    // every millisecond: lines of tempo moves, then a displaced board, a
+    // false alert; and `...c6` slid c7-c6 in one reading opened lines
+    // from which Black's press adopted `...c5`, a wrong move.
+    for (file, number, index) in [
+        ("201507britchamp.pgn", 82, 668),
+        ("twic1599.pgn", 750, 1740),
+    ] {
+        corpus_game_with_hands_is_read(
+            &blitz_grabbing_in(100, 150),
+            file,
+            number,
+            index * 7 + 3,
+            10,
+        );
+    }
+}
+
 /// Blitz hands whose next mover always grabs, `low` to `high` ms after
 /// the release.
 fn blitz_grabbing_in(low: u64, high: u64) -> HandStyle {

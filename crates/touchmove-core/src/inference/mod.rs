@@ -1767,9 +1767,15 @@ impl Inference {
     /// then fall in one reading only by a chance of a millisecond, so a
     /// step to the neighbouring square in one reading, with no hand seen
     /// on its squares just before, is the sensors unread too (a jump), as
-    /// a longer one is.
+    /// a longer one is. (Readings written only at their changes may show
+    /// no gap yet while their times already fall on a coarse grid: a
+    /// board read every 10 ms, its pieces each lifted and set down more
+    /// than a gap apart; the grid is its period then.)
     pub(super) fn fine_scans(&self) -> bool {
-        self.shortest_gap.is_none_or(|gap| gap <= FINE_SCAN_GAP_MS)
+        match self.shortest_gap {
+            Some(gap) => gap <= FINE_SCAN_GAP_MS,
+            None => self.scan_period <= FINE_SCAN_GAP_MS,
+        }
     }
 
     /// How much longer or shorter than the truth a time between two
