@@ -1326,6 +1326,27 @@ fn a_slides_first_step_read_with_its_square_left_is_no_jump_on_a_board_read_ever
     }
 }
 
+#[test]
+fn two_legal_moves_seen_made_under_the_next_movers_hand_complete_no_illegal_move() {
+    // Blitz hands that always grab, reacting 100-150 ms after the release,
+    // a board read every 10 ms (random game 862, hands seeded as the
+    // probe's full run seeds it): Black's bishop lifted from g3, White's
+    // pawn on h4 open for one reading as it passed (`...Bxh4` seen
+    // swapped), then Black's hand took White's rook off h2 and set the
+    // bishop there (`...Bxh2`), and White's king was lifted before Black
+    // pressed. Two legal moves read made under White's hand; the press
+    // completed an illegal move by Black (7.5), a false accusation in
+    // a clean game. Both stand as lines; the pieces' next moves tell.
+    let (start, moves) = synth::random_game(862, 160);
+    let style = blitz_grabbing_in(100, 150);
+    let seed = (862 + 2101) * 7 + 3;
+    let mut s = synth::synthesize(&start, &moves, &style, seed);
+    s.trace = synth::sampled::sampled(&s.trace, 10);
+    if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed) {
+        panic!("random game 862 read at 10 ms: {e}");
+    }
+}
+
 /// Blitz hands whose next mover always grabs, `low` to `high` ms after
 /// the release.
 fn blitz_grabbing_in(low: u64, high: u64) -> HandStyle {

@@ -440,6 +440,17 @@ impl Inference {
             self.hypothesise_with_longer(t, Vec::new(), Vec::new(), at_work);
             return PressMeaning::Ignored("several lines explain the board");
         }
+        // Or several legal moves made under the next mover's hand, each
+        // seen (a capture whose piece was taken off by hand, another
+        // whose square opened for a reading as the piece passed): no
+        // illegal move is completed while legal readings stand (a false
+        // accusation is worse than a missed one); the pieces' next moves
+        // tell.
+        let made = self.all_made_under_lifts(t, self.board, Hands::AnyAfterReleaseOrUnseen);
+        if made.len() > 1 {
+            self.hypothesise_made_under(t, made);
+            return PressMeaning::Ignored("several legal moves explain the board");
+        }
         let from = self
             .turn
             .touches
