@@ -1347,6 +1347,28 @@ fn two_legal_moves_seen_made_under_the_next_movers_hand_complete_no_illegal_move
     }
 }
 
+#[test]
+fn a_nudge_before_the_readings_show_their_period_is_no_touch() {
+    // Nudged pieces, a board read every 20 ms and written only at its
+    // changes (random games 642 and 874, hands seeded as the probe's full
+    // run seeds them): White's f2 pawn brushed for 100 ms before the
+    // first move read as open for 120 ms, no two readings yet less than
+    // 120 ms apart, so no period known and no allowance made for it: a
+    // touch of f2, and a false touch-move alert (4.3a) when White played
+    // `c3`. Until the period shows, the grid of the readings' times
+    // bounds it.
+    let style = HandStyle::by_name("nudges").unwrap();
+    for game in [642, 874] {
+        let (start, moves) = synth::random_game(game, 160);
+        let seed = (game + 2101) * 7 + 3;
+        let mut s = synth::synthesize(&start, &moves, &style, seed);
+        s.trace = synth::sampled::sampled(&s.trace, 20);
+        if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed) {
+            panic!("random game {game} read at 20 ms: {e}");
+        }
+    }
+}
+
 /// Blitz hands whose next mover always grabs, `low` to `high` ms after
 /// the release.
 fn blitz_grabbing_in(low: u64, high: u64) -> HandStyle {

@@ -360,6 +360,7 @@ impl Session {
             self.filter.raw(),
             self.filter.scan_period(),
             self.filter.shortest_gap(),
+            self.filter.longest_scan_period(),
         );
         if first {
             self.inference

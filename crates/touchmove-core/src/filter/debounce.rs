@@ -188,6 +188,12 @@ impl Debounce {
         self.period.period()
     }
 
+    /// The longest scan period the readings allow (see
+    /// [`ScanPeriod::longest`]).
+    pub fn longest_scan_period(&self) -> Millis {
+        self.period.longest()
+    }
+
     /// The shortest gap seen between two readings (see [`ScanPeriod`]).
     pub fn shortest_gap(&self) -> Option<Millis> {
         self.period.shortest_gap()

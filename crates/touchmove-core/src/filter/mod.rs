@@ -135,6 +135,14 @@ impl Filter {
         self.state.as_ref().map_or(0, |s| s.debounce.scan_period())
     }
 
+    /// The longest scan period the readings allow (the period shown, else
+    /// the grid of their times; 0: none yet).
+    pub fn longest_scan_period(&self) -> Millis {
+        self.state
+            .as_ref()
+            .map_or(0, |s| s.debounce.longest_scan_period())
+    }
+
     /// The shortest gap seen between two readings, if any.
     pub fn shortest_gap(&self) -> Option<Millis> {
         self.state.as_ref().and_then(|s| s.debounce.shortest_gap())

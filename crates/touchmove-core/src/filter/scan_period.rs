@@ -57,6 +57,18 @@ impl ScanPeriod {
         self.gap
     }
 
+    /// The longest scan period the readings allow, in ms: the period
+    /// they show, else the grid their times fall on so far (below
+    /// [`MAX_SCAN_PERIOD_MS`]: a board read every 20 ms and written only
+    /// at its changes may show no gap yet while its times are all
+    /// multiples of 120), 0 before any reading after the first.
+    pub fn longest(&self) -> Millis {
+        match self.period() {
+            0 if self.grid > 0 => self.grid.min(MAX_SCAN_PERIOD_MS),
+            period => period,
+        }
+    }
+
     /// The scan period the readings show, in ms: 0 when they show none
     /// (too few readings yet, or readings timed to the millisecond).
     pub fn period(&self) -> Millis {
@@ -104,6 +116,22 @@ mod tests {
         // 1000 and 3000 alone: a grid of 1000 ms is no board's period.
         assert_eq!(period_of(&[0, 1000, 3000]), 0);
         assert_eq!(period_of(&[]), 0);
+    }
+
+    #[test]
+    fn the_longest_period_allowed_is_the_grid_until_a_period_shows() {
+        let longest = |times: &[Millis]| {
+            let mut p = ScanPeriod::default();
+            for &t in times {
+                p.observe(t);
+            }
+            p.longest()
+        };
+        assert_eq!(longest(&[0, 2880, 3000]), 120);
+        assert_eq!(longest(&[0, 2880, 3000, 4260]), 60);
+        assert_eq!(longest(&[0, 2880, 2900]), 20);
+        assert_eq!(longest(&[0, 2881, 3000]), 1);
+        assert_eq!(longest(&[0]), 0);
     }
 
     #[test]

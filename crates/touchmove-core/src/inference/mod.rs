@@ -1095,6 +1095,9 @@ pub struct Inference {
     /// The shortest gap seen between two readings, if any (see
     /// [`Inference::fine_scans`]).
     shortest_gap: Option<Millis>,
+    /// The longest scan period the readings allow (see
+    /// [`crate::filter::ScanPeriod::longest`]).
+    longest_period: Millis,
     /// The board is being read for the first time after a restart.
     read_again: bool,
     /// Resumed and the board not read yet: the first reading may show a
@@ -1151,6 +1154,7 @@ impl Inference {
             pressing: false,
             scan_period: 0,
             shortest_gap: None,
+            longest_period: 0,
             read_again: false,
             resumed: false,
             out: Vec::new(),
@@ -1742,7 +1746,13 @@ impl Inference {
     /// hand may be lifting a piece whose square has not settled yet. With
     /// it, the board's scan period as the readings show it (0: none; see
     /// [`crate::filter::ScanPeriod`]).
-    pub fn raw(&mut self, raw: Bitboard, scan_period: Millis, shortest_gap: Option<Millis>) {
+    pub fn raw(
+        &mut self,
+        raw: Bitboard,
+        scan_period: Millis,
+        shortest_gap: Option<Millis>,
+        longest_period: Millis,
+    ) {
         // (Or a whole move in one reading: a piece gone and one set down
         // in one reading, not next door where a slide's step is.)
         let whole_move = (self.raw & !raw)
@@ -1760,6 +1770,7 @@ impl Inference {
         self.turn.release_min = two_hands::release_min(scan_period);
         self.turn.landing_gap = BOUNCE_GAP_MS.max(scan_period);
         self.shortest_gap = shortest_gap;
+        self.longest_period = longest_period;
     }
 
     /// Whether the board is read every millisecond (or its readings show

@@ -351,8 +351,13 @@ impl Inference {
         // Measured between readings: only a lift certainly as long as the
         // threshold is a touch (a false accusation is worse than a missed
         // one). The piece's return reads up to a scan late, and a further
-        // scan when that scan falls in its contacts' bounce.
-        let threshold = self.config.nudge_ms + 2 * self.scan_uncertainty();
+        // scan when that scan falls in its contacts' bounce. (Before the
+        // readings show their period, the longest one they allow.)
+        let uncertainty = self
+            .longest_period
+            .saturating_sub(1)
+            .max(self.scan_uncertainty());
+        let threshold = self.config.nudge_ms + 2 * uncertainty;
         if self.off_square_for(sq, lifted, t) >= threshold {
             return;
         }
