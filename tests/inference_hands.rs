@@ -1337,14 +1337,7 @@ fn two_legal_moves_seen_made_under_the_next_movers_hand_complete_no_illegal_move
     // pressed. Two legal moves read made under White's hand; the press
     // completed an illegal move by Black (7.5), a false accusation in
     // a clean game. Both stand as lines; the pieces' next moves tell.
-    let (start, moves) = synth::random_game(862, 160);
-    let style = blitz_grabbing_in(100, 150);
-    let seed = (862 + 2101) * 7 + 3;
-    let mut s = synth::synthesize(&start, &moves, &style, seed);
-    s.trace = synth::sampled::sampled(&s.trace, 10);
-    if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed) {
-        panic!("random game 862 read at 10 ms: {e}");
-    }
+    full_run_random_game_is_read(&blitz_grabbing_in(100, 150), 862, 10);
 }
 
 #[test]
@@ -1357,15 +1350,32 @@ fn a_nudge_before_the_readings_show_their_period_is_no_touch() {
     // touch of f2, and a false touch-move alert (4.3a) when White played
     // `c3`. Until the period shows, the grid of the readings' times
     // bounds it.
-    let style = HandStyle::by_name("nudges").unwrap();
     for game in [642, 874] {
-        let (start, moves) = synth::random_game(game, 160);
-        let seed = (game + 2101) * 7 + 3;
-        let mut s = synth::synthesize(&start, &moves, &style, seed);
-        s.trace = synth::sampled::sampled(&s.trace, 20);
-        if let Err(e) = support::check_synthesized(&start, &moves, &s, &style, seed) {
-            panic!("random game {game} read at 20 ms: {e}");
-        }
+        full_run_random_game_is_read(&HandStyle::by_name("nudges").unwrap(), game, 20);
+    }
+}
+
+#[test]
+fn a_press_while_the_next_mover_answers_a_capture_nobody_saw_waits_for_his_pieces() {
+    // Bullet hands, a board read every 20 ms (random game 817, hands
+    // seeded as the probe's full run seeds them): `fxg5` pushed the pawn
+    // off between two readings, Black's f7 pawn lifted and touching f4 (the
+    // square White's pawn had left) on its way to f5 as White pressed. The
+    // press read White's pawn back on f4 and no move made: a press
+    // without a move completed as an illegal move (7.5), a false
+    // accusation. The next mover's hand at work says a move was made.
+    full_run_random_game_is_read(&HandStyle::by_name("bullet").unwrap(), 817, 20);
+}
+
+/// Random game `game` with `style`'s hands seeded as the hand probe's full
+/// run seeds them (`--seed-base 2101`), read every `period` ms.
+fn full_run_random_game_is_read(style: &HandStyle, game: u64, period: u64) {
+    let (start, moves) = synth::random_game(game, 160);
+    let seed = (game + 2101) * 7 + 3;
+    let mut s = synth::synthesize(&start, &moves, style, seed);
+    s.trace = synth::sampled::sampled(&s.trace, period);
+    if let Err(e) = support::check_synthesized(&start, &moves, &s, style, seed) {
+        panic!("{} random game {game} read at {period} ms: {e}", style.name);
     }
 }
 
