@@ -882,13 +882,19 @@ fn random_game_is_read(style: &str, seed: u64, period: u64) {
 }
 
 fn random_game_with_hands_is_read(style: &HandStyle, seed: u64, period: u64) {
-    let (start, moves) = synth::random_game(seed, 160);
-    let mut s = synth::synthesize(&start, &moves, style, seed * 7 + 3);
+    random_game_with_hands_seeded_is_read(style, seed, seed * 7 + 3, period);
+}
+
+/// Random game `game` with `style`'s hands seeded by `hands`, read every
+/// `period` ms (0: as written).
+fn random_game_with_hands_seeded_is_read(style: &HandStyle, game: u64, hands: u64, period: u64) {
+    let (start, moves) = synth::random_game(game, 160);
+    let mut s = synth::synthesize(&start, &moves, style, hands);
     if period > 0 {
         s.trace = synth::sampled::sampled(&s.trace, period);
     }
-    if let Err(e) = support::check_synthesized(&start, &moves, &s, style, seed * 7 + 3) {
-        panic!("{} seed {seed} read at {period} ms: {e}", style.name);
+    if let Err(e) = support::check_synthesized(&start, &moves, &s, style, hands) {
+        panic!("{} random game {game} read at {period} ms: {e}", style.name);
     }
 }
 
@@ -1370,13 +1376,7 @@ fn a_press_while_the_next_mover_answers_a_capture_nobody_saw_waits_for_his_piece
 /// Random game `game` with `style`'s hands seeded as the hand probe's full
 /// run seeds them (`--seed-base 2101`), read every `period` ms.
 fn full_run_random_game_is_read(style: &HandStyle, game: u64, period: u64) {
-    let (start, moves) = synth::random_game(game, 160);
-    let seed = (game + 2101) * 7 + 3;
-    let mut s = synth::synthesize(&start, &moves, style, seed);
-    s.trace = synth::sampled::sampled(&s.trace, period);
-    if let Err(e) = support::check_synthesized(&start, &moves, &s, style, seed) {
-        panic!("{} random game {game} read at {period} ms: {e}", style.name);
-    }
+    random_game_with_hands_seeded_is_read(style, game, (game + 2101) * 7 + 3, period);
 }
 
 /// Blitz hands whose next mover always grabs, `low` to `high` ms after
