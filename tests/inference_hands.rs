@@ -1373,6 +1373,30 @@ fn a_press_while_the_next_mover_answers_a_capture_nobody_saw_waits_for_his_piece
     full_run_random_game_is_read(&HandStyle::by_name("bullet").unwrap(), 817, 20);
 }
 
+#[test]
+fn a_piece_taken_into_the_next_movers_hand_stood_as_long_as_its_readings_show_give_or_take_a_scan()
+{
+    // Bullet hands, a board read every 20 ms (random game 546, hands
+    // seeded as the probe's full run seeds them; corpus game 1305, twic1599
+    // game 315): White's rook slid a4-e4 and Black's hand took it off e4
+    // for `...Nxe4` 100 ms after it landed, read as 80 ms (the landing
+    // shows up to a scan late), short of the stand a release needs even
+    // where the next mover takes the piece. The rook was not seen made,
+    // and White's press adopted `Rh4` from a search, a wrong move (in the
+    // corpus game, `Bb5` taken at once by `...cxb5`: `Bh7` recorded). A piece
+    // gone into a hand (nothing set down next door as it left, nothing
+    // next door it could have gone on to take) stood its readings' time,
+    // give or take a scan.
+    full_run_random_game_is_read(&HandStyle::by_name("bullet").unwrap(), 546, 20);
+    corpus_game_with_hands_is_read(
+        &HandStyle::by_name("bullet").unwrap(),
+        "twic1599.pgn",
+        315,
+        1305 * 7 + 3,
+        20,
+    );
+}
+
 /// Random game `game` with `style`'s hands seeded as the hand probe's full
 /// run seeds them (`--seed-base 2101`), read every `period` ms.
 fn full_run_random_game_is_read(style: &HandStyle, game: u64, period: u64) {

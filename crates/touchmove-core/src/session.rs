@@ -356,12 +356,8 @@ impl Session {
             // Raw activity the debounce suppressed still shows where a hand was.
             self.inference.flicker(t, flicker);
         }
-        self.inference.raw(
-            self.filter.raw(),
-            self.filter.scan_period(),
-            self.filter.shortest_gap(),
-            self.filter.longest_scan_period(),
-        );
+        self.inference
+            .raw(self.filter.raw(), self.filter.scan_period_seen());
         if first {
             self.inference
                 .initial(t, self.filter.settled(), self.filter.settled_colours());

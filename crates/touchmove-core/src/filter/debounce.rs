@@ -188,15 +188,9 @@ impl Debounce {
         self.period.period()
     }
 
-    /// The longest scan period the readings allow (see
-    /// [`ScanPeriod::longest`]).
-    pub fn longest_scan_period(&self) -> Millis {
-        self.period.longest()
-    }
-
-    /// The shortest gap seen between two readings (see [`ScanPeriod`]).
-    pub fn shortest_gap(&self) -> Option<Millis> {
-        self.period.shortest_gap()
+    /// What the readings so far tell of the scan period.
+    pub fn scan_period_seen(&self) -> ScanPeriod {
+        self.period
     }
 
     /// The occupancy of the latest scan.

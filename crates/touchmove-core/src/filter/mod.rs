@@ -135,17 +135,12 @@ impl Filter {
         self.state.as_ref().map_or(0, |s| s.debounce.scan_period())
     }
 
-    /// The longest scan period the readings allow (the period shown, else
-    /// the grid of their times; 0: none yet).
-    pub fn longest_scan_period(&self) -> Millis {
+    /// What the readings so far tell of the scan period (nothing before
+    /// the first reading).
+    pub fn scan_period_seen(&self) -> ScanPeriod {
         self.state
             .as_ref()
-            .map_or(0, |s| s.debounce.longest_scan_period())
-    }
-
-    /// The shortest gap seen between two readings, if any.
-    pub fn shortest_gap(&self) -> Option<Millis> {
-        self.state.as_ref().and_then(|s| s.debounce.shortest_gap())
+            .map_or_else(ScanPeriod::default, |s| s.debounce.scan_period_seen())
     }
 
     /// The occupancy of the latest scan, unfiltered.

@@ -1092,12 +1092,9 @@ pub struct Inference {
     pressing: bool,
     /// The board's scan period as the readings show it (0: none shown).
     scan_period: Millis,
-    /// The shortest gap seen between two readings, if any (see
-    /// [`Inference::fine_scans`]).
-    shortest_gap: Option<Millis>,
-    /// The longest scan period the readings allow (see
-    /// [`crate::filter::ScanPeriod::longest`]).
-    longest_period: Millis,
+    /// What the readings tell of the scan period: its shortest gap (see
+    /// [`Inference::fine_scans`]) and the longest period they allow.
+    scan_period_seen: crate::filter::ScanPeriod,
     /// The board is being read for the first time after a restart.
     read_again: bool,
     /// Resumed and the board not read yet: the first reading may show a
@@ -1153,8 +1150,7 @@ impl Inference {
             raw: Bitboard::EMPTY,
             pressing: false,
             scan_period: 0,
-            shortest_gap: None,
-            longest_period: 0,
+            scan_period_seen: crate::filter::ScanPeriod::default(),
             read_again: false,
             resumed: false,
             out: Vec::new(),
@@ -1746,13 +1742,8 @@ impl Inference {
     /// hand may be lifting a piece whose square has not settled yet. With
     /// it, the board's scan period as the readings show it (0: none; see
     /// [`crate::filter::ScanPeriod`]).
-    pub fn raw(
-        &mut self,
-        raw: Bitboard,
-        scan_period: Millis,
-        shortest_gap: Option<Millis>,
-        longest_period: Millis,
-    ) {
+    pub fn raw(&mut self, raw: Bitboard, scan_period_seen: crate::filter::ScanPeriod) {
+        let scan_period = scan_period_seen.period();
         // (Or a whole move in one reading: a piece gone and one set down
         // in one reading, not next door where a slide's step is.)
         let whole_move = (self.raw & !raw)
@@ -1769,8 +1760,7 @@ impl Inference {
         self.scan_period = scan_period;
         self.turn.release_min = two_hands::release_min(scan_period);
         self.turn.landing_gap = BOUNCE_GAP_MS.max(scan_period);
-        self.shortest_gap = shortest_gap;
-        self.longest_period = longest_period;
+        self.scan_period_seen = scan_period_seen;
     }
 
     /// Whether the board is read every millisecond (or its readings show
@@ -1783,7 +1773,7 @@ impl Inference {
     /// board read every 10 ms, its pieces each lifted and set down more
     /// than a gap apart; the grid is its period then.)
     pub(super) fn fine_scans(&self) -> bool {
-        match self.shortest_gap {
+        match self.scan_period_seen.shortest_gap() {
             Some(gap) => gap <= FINE_SCAN_GAP_MS,
             None => self.scan_period <= FINE_SCAN_GAP_MS,
         }

@@ -354,7 +354,8 @@ impl Inference {
         // scan when that scan falls in its contacts' bounce. (Before the
         // readings show their period, the longest one they allow.)
         let uncertainty = self
-            .longest_period
+            .scan_period_seen
+            .longest()
             .saturating_sub(1)
             .max(self.scan_uncertainty());
         let threshold = self.config.nudge_ms + 2 * uncertainty;
@@ -593,6 +594,36 @@ impl Inference {
                         .any(|(u, s)| *s == c && *u >= left.unwrap_or(began))
                 }) || taken_by_lifted(&after_pos, m.to(), gone & after_pos.us())
             };
+            // Taken into a hand there, the piece stood as long as its
+            // readings show, give or take a scan at either end: nothing set
+            // down next door as it left, and nothing there it could have
+            // taken (no slide going on from it, read or not). A bullet
+            // hand's grab 100 ms after the landing reads 80 ms on a board
+            // read every 20 ms.
+            let stand_there = |s: Square| {
+                let near = shakmaty::attacks::king_attacks(s);
+                let could_go_on = pos
+                    .legal_moves()
+                    .iter()
+                    .any(|o| o.from() == m.from() && o.is_capture() && near.contains(o.to()));
+                let into_hand = !could_go_on
+                    && self
+                        .turn
+                        .removals
+                        .iter()
+                        .find(|(u, q)| *q == s && *u > arrives_from)
+                        .is_some_and(|(u, _)| {
+                            !self.turn.placements.iter().any(|(p, q)| {
+                                near.contains(*q)
+                                    && p.abs_diff(*u) <= SLIDE_OVERLAP_MS + self.scan_uncertainty()
+                            })
+                        });
+                if into_hand {
+                    RELEASE_MIN_MS.saturating_sub(self.scan_uncertainty())
+                } else {
+                    RELEASE_MIN_MS
+                }
+            };
             // An unseen capture's piece stood on its square by the time
             // the next mover's hand came, no earlier than it was lifted.
             // (With his hand on the clock, a piece he let go may have been
@@ -608,7 +639,7 @@ impl Inference {
                                     arrives_from,
                                     t,
                                     pushed_off(s),
-                                    RELEASE_MIN_MS,
+                                    stand_there(s),
                                 )
                             })
                             .flatten()
