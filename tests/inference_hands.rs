@@ -1397,6 +1397,25 @@ fn a_piece_taken_into_the_next_movers_hand_stood_as_long_as_its_readings_show_gi
     );
 }
 
+#[test]
+fn a_grab_before_a_move_adopted_from_a_line_is_the_next_movers_hand_at_work() {
+    // Blitz hands that always grab, reacting 100-150 ms after the release,
+    // a board read every 10 ms (corpus game 1645): `...Qxc4+` and `Ka3`
+    // adopted from lines at a reading 300 ms after the king was set down
+    // on a3, Black's queen lifted from c4 in between (his next move begun,
+    // 1.1). Counted from the adoption, that lift belonged to no ply of the
+    // line still open: `...Qd3` set down and pressed was never seen made,
+    // and a search recorded `...Qxa4+`, a wrong move. The hands at work
+    // count from when the record's last piece was set down.
+    corpus_game_with_hands_is_read(
+        &blitz_grabbing_in(100, 150),
+        "twic1599.pgn",
+        655,
+        1645 * 7 + 3,
+        10,
+    );
+}
+
 /// Random game `game` with `style`'s hands seeded as the hand probe's full
 /// run seeds them (`--seed-base 2101`), read every `period` ms.
 fn full_run_random_game_is_read(style: &HandStyle, game: u64, period: u64) {

@@ -587,7 +587,15 @@ impl Inference {
                 // line of no plies holds the hands then at work too: a
                 // king set down before it opened, its rook to come.)
                 let since = if line.plies.is_empty() {
-                    let made = self.game.moves().last().map_or(0, |m| m.t);
+                    // (From when the record's last piece was set down:
+                    // a move adopted from a line is recorded at a later
+                    // reading, the next mover's hand may be at work since.)
+                    let made = self.game.moves().last().map_or(0, |m| {
+                        self.turn
+                            .set_down_at(m.mv.to())
+                            .filter(|p| *p <= m.t)
+                            .unwrap_or(m.t)
+                    });
                     self.turn.open_since(made, line.since)
                 } else {
                     line.since
