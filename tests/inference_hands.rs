@@ -1416,6 +1416,20 @@ fn a_grab_before_a_move_adopted_from_a_line_is_the_next_movers_hand_at_work() {
     );
 }
 
+#[test]
+fn a_grab_that_releases_the_move_counts_with_the_hands_at_work_under_a_line_of_no_plies() {
+    // Bullet hands, a board read every 20 ms (random game 364, hands
+    // seeded as the probe's full run seeds them): White's king lifted
+    // from e1 in the very reading that released `...Nh6` (recorded then,
+    // 1.1), the king set down on g1 and the rook lifted in one reading
+    // (lines opened, as for a jump), the rook set down on f1, and Black's
+    // e7 pawn lifted as White pressed. Under the line of no plies the
+    // king's lift, at the very time `...Nh6` was recorded, counted for
+    // nothing: castling was not seen made, and the press reported the
+    // board displaced (f1, e7), a false alert.
+    full_run_random_game_is_read(&HandStyle::by_name("bullet").unwrap(), 364, 20);
+}
+
 /// Random game `game` with `style`'s hands seeded as the hand probe's full
 /// run seeds them (`--seed-base 2101`), read every `period` ms.
 fn full_run_random_game_is_read(style: &HandStyle, game: u64, period: u64) {

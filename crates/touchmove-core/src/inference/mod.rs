@@ -719,15 +719,16 @@ impl TurnHands {
             .or(self.lifted_at[sq as usize])
     }
 
-    /// The first lift after `made` (the record's last move) and before
-    /// `since` of a square still empty then (no piece set down there
-    /// since it left): the hands' work in progress at `since`; `since`
-    /// when none.
+    /// The first lift from `made` (the record's last move; a lift at that
+    /// very time is the next mover's grab that released it, 1.1) and
+    /// before `since` of a square still empty then (no piece set down
+    /// there since it left): the hands' work in progress at `since`;
+    /// `since` when none.
     fn open_since(&self, made: Millis, since: Millis) -> Millis {
         self.removals
             .iter()
             .filter(|&&(r, sq)| {
-                r > made
+                r >= made
                     && r < since
                     && !self
                         .placements
