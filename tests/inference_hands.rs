@@ -1430,6 +1430,21 @@ fn a_grab_that_releases_the_move_counts_with_the_hands_at_work_under_a_line_of_n
     full_run_random_game_is_read(&HandStyle::by_name("bullet").unwrap(), 364, 20);
 }
 
+#[test]
+fn lines_held_beyond_a_jump_go_on_where_every_line_goes_on_by_the_same_plies() {
+    // Bullet hands, a board read every 20 ms (random game 149, hands
+    // seeded as the probe's full run seeds them): `Bxg8` and `Bxa8`, both
+    // captures pushed off between two readings, stood as two lines for
+    // 17 plies (no move told them apart). Then `...Rxh7` read in one
+    // reading and `f6` with Black's hand already on his king dropped both,
+    // and no legal play from the record, 18 plies behind, reached the
+    // board: the record stopped for the rest of the game, reporting the
+    // board displaced. From each line's position the same two plies and
+    // a hand at work explain it: the lines go on, and the bishop's later
+    // moves tell which capture it was.
+    full_run_random_game_is_read(&HandStyle::by_name("bullet").unwrap(), 149, 20);
+}
+
 /// Random game `game` with `style`'s hands seeded as the hand probe's full
 /// run seeds them (`--seed-base 2101`), read every `period` ms.
 fn full_run_random_game_is_read(style: &HandStyle, game: u64, period: u64) {

@@ -935,6 +935,25 @@ impl Inference {
                 }
             }
             self.knocked_under_lines = None;
+            // Never stuck: the lines may have held the game for longer than
+            // a jump hides (two readings of one capture that no later move
+            // told apart), so that no legal play from the record reaches
+            // the board any more, while from a line's position it does: a
+            // move misread since, or made while the next mover's hand is
+            // at work. Those lines go on; the next moves tell.
+            if let Some(lines) = &judged_lines
+                && let fresh = self.beyond_the_record(t, &base, board, lines)
+                && !fresh.is_empty()
+            {
+                self.settle_lines(
+                    t,
+                    Pending {
+                        lines: fresh,
+                        ..pending
+                    },
+                );
+                return true;
+            }
             self.close_candidates(t, &pending.announced);
             return false;
         }
@@ -1417,6 +1436,62 @@ impl Inference {
             self.seen_making(base, plies, seen) && !open.iter().any(|l| &l.plies == plies)
         })
         .collect()
+    }
+
+    /// Lines going on from `lines` by legal plies to `board`, or to it
+    /// with the next mover's hand at work, where no such plies from the
+    /// record (`base`) reach it: the lines hold more plies than a jump
+    /// hides. The fewest plies win, over all the lines (a king walked
+    /// round to a square is no rival to a capture and the hand at work
+    /// on the next move), and only where they are the same plies under
+    /// every line that goes on. None where the record explains the board.
+    fn beyond_the_record(
+        &self,
+        t: Millis,
+        base: &Chess,
+        board: Bitboard,
+        lines: &[Line],
+    ) -> Vec<Line> {
+        let plies = self.config.max_missed_plies;
+        let explained = |pos: &Chess| -> Vec<(Vec<Move>, Millis, bool)> {
+            let exact = self
+                .explanations_from(pos, board)
+                .into_iter()
+                .map(|more| (more, t, false));
+            let at_work = self
+                .hands_at_work(t, pos, board, &[], plies, false)
+                .into_iter()
+                .map(|(more, read)| (more, read, true));
+            exact.chain(at_work).collect()
+        };
+        if lines.iter().all(|l| l.plies.len() <= plies) || !explained(base).is_empty() {
+            return Vec::new();
+        }
+        let found: Vec<(&Line, Vec<Move>, Millis, bool)> = lines
+            .iter()
+            .flat_map(|line| {
+                explained(&play_line(base, &line.plies))
+                    .into_iter()
+                    .map(move |(more, read, at_work)| (line, more, read, at_work))
+            })
+            .collect();
+        let fewest = found.iter().map(|(_, more, _, _)| more.len()).min();
+        let found: Vec<_> = found
+            .into_iter()
+            .filter(|(_, more, _, _)| Some(more.len()) == fewest)
+            .collect();
+        // Only plies every line goes on by: the lines' own doubt stays for
+        // the next moves to settle, and no new one is guessed at.
+        if found.windows(2).any(|w| w[0].1 != w[1].1) {
+            return Vec::new();
+        }
+        found
+            .into_iter()
+            .map(|(line, more, read, at_work)| Line {
+                hand_at_work: at_work,
+                ..line.then_missed(&more, read)
+            })
+            .collect()
     }
 
     /// Lines of legal plies from `base` to `board`, as many as a jump may
